@@ -1,0 +1,125 @@
+# tbmesh: one GNU make Makefile.
+#
+#   make                 build the programs into $(B)/
+#   make check           install missing dependencies, build, run every test
+#   make bench           run the benchmarks under tests/bench/
+#   make demo            build and start a simulated cluster
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=address,undefined WERROR=1 B=build-san check
+#
+# Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
+# main.c) -> libagent.a; tests/unit/test_*.c -> one cmocka binary each.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/tbmesh
+DESTDIR ?=
+B ?= build
+PKG_CONFIG ?= pkg-config
+VERSION := 0.1.0
+
+UNAME_S := $(shell uname -s)
+
+AGENT_PKGS := libmicrohttpd libcurl libcjson
+TEST_PKGS := cmocka
+ALL_PKGS := $(AGENT_PKGS) $(TEST_PKGS)
+
+CFLAGS ?= -O2 -g
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wformat=2 -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+ifeq ($(UNAME_S),Darwin)
+OSDEFS := -D_DARWIN_C_SOURCE
+else
+OSDEFS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+endif
+
+pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent \
+	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
+ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+AGENT_LIBS := $(call pkg_libs,$(AGENT_PKGS)) -lpthread -lm
+TEST_LIBS := $(call pkg_libs,$(TEST_PKGS))
+
+PROTO_SRC := $(sort $(wildcard proto/*.c))
+AGENT_SRC := $(sort $(filter-out agent/main.c,$(wildcard agent/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+PROTO_OBJ := $(PROTO_SRC:%.c=$(B)/%.o)
+AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+PROGRAMS := $(B)/tbagentd
+
+.PHONY: all check unit integration bench demo deps install uninstall clean distclean
+
+all: $(PROGRAMS) $(UNIT_BIN)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libproto.a: $(PROTO_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/libagent.a: $(AGENT_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/tbagentd: $(B)/agent/main.o $(B)/libagent.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libagent.a $(B)/libproto.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(AGENT_LIBS)
+
+
+# Installs what is missing (apt-get or brew), then builds and runs everything.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) tests/run.sh
+
+unit: all
+	@B=$(B) tests/run.sh unit
+
+integration: all
+	@B=$(B) tests/run.sh integration
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) tests/bench/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) packaging/demo.sh
+
+deps:
+	@packaging/deps.sh --check >/dev/null 2>&1 || packaging/deps.sh
+
+install: $(PROGRAMS)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)
+	install -m 0755 $(B)/tbagentd $(DESTDIR)$(SBINDIR)/tbagentd
+	install -m 0644 man/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbagentd.8
+	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
+	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+
+clean:
+	rm -rf $(B)
+
+distclean:
+	rm -rf build build-*
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,54 @@
+/*
+ * Run an external command with a timeout and capture what it prints.
+ *
+ * The command is looked up on PATH (execvp), runs in its own process group
+ * with stdin from /dev/null (or the given input), and is killed with its
+ * whole group (SIGKILL) when the timeout passes: a hung system_profiler is
+ * never waited on.  Output beyond the cap is discarded and flagged.
+ */
+#ifndef TBMESH_RUNCMD_H
+#define TBMESH_RUNCMD_H
+
+#include <stddef.h>
+
+#define RUNCMD_OUT_MAX (8u << 20) /* 8 MiB of stdout at most */
+
+enum runcmd_status {
+	RUNCMD_OK = 0,        /* ran and exited; see exit_code */
+	RUNCMD_NOTFOUND,      /* not on PATH or not executable */
+	RUNCMD_TIMEOUT,       /* killed after timeout_ms */
+	RUNCMD_SIGNALED,      /* died of a signal */
+	RUNCMD_ERROR,         /* could not start (fork, pipe) */
+};
+
+struct runcmd_result {
+	enum runcmd_status status;
+	int exit_code;        /* valid when status == RUNCMD_OK */
+	int term_signal;      /* valid when status == RUNCMD_SIGNALED */
+	char *out;            /* NUL-terminated stdout; owned, see runcmd_result_free */
+	size_t out_len;
+	int out_truncated;    /* more than RUNCMD_OUT_MAX was printed */
+	char err[512];        /* first bytes of stderr, NUL-terminated */
+	double elapsed;       /* seconds */
+};
+
+/*
+ * Run argv[0] with argv (NULL-terminated).  input, if not NULL, is written to
+ * its stdin (len bytes).  Returns 0 when the command was started (whatever
+ * its fate: read res->status), -1 when it could not be.  Always fills *res;
+ * release it with runcmd_result_free().
+ */
+int runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
+    struct runcmd_result *res);
+
+void runcmd_result_free(struct runcmd_result *res);
+
+/*
+ * One line saying what went wrong, for a report's errors[] ("timed out after
+ * 5 s", "not found on PATH", "exited 1: <first stderr line>").  Returns NULL
+ * when the command ran and exited 0.
+ */
+const char *runcmd_failure(const struct runcmd_result *res, int timeout_ms, char *buf,
+    size_t buflen);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * The report struct: construction, the null state, error recording.
+ * JSON encoding and decoding live in report_json.c.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+report_strset(char *dst, size_t n, const char *src)
+{
+	if (n == 0)
+		return;
+	if (src == NULL) {
+		dst[0] = '\0';
+		return;
+	}
+	size_t len = strnlen(src, n - 1);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+void
+report_port_init(struct report_port *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->status = PORT_STATUS_UNKNOWN;
+	p->speed_gbps = NAN;
+	p->n_ipv4 = -1;
+	p->has_peer = 0;
+	p->peer.rdma_service = TRI_NULL;
+}
+
+void
+report_rdma_device_init(struct report_rdma_device *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->port_state = RDMA_PORT_UNKNOWN;
+	d->ipv4_gid = TRI_NULL;
+}
+
+void
+report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->collected_at = NAN;
+	r->node.boot_time = NAN;
+	r->thunderbolt.n_ports = -1;
+	r->thunderbolt.bridge.exists = TRI_NULL;
+	r->thunderbolt.bridge.active = TRI_NULL;
+	r->thunderbolt.bridge.n_members = -1;
+	r->rdma.state = RDMA_STATE_UNKNOWN;
+	r->rdma.n_devices = -1;
+
+	struct report_memory *m = &r->memory;
+	m->total_bytes = m->free_bytes = m->active_bytes = REPORT_NULL_I64;
+	m->inactive_bytes = m->wired_bytes = m->compressed_bytes = REPORT_NULL_I64;
+	m->swap_total_bytes = m->swap_used_bytes = REPORT_NULL_I64;
+	m->gpu_wired_limit_bytes = REPORT_NULL_I64;
+	m->free_ratio = NAN;
+
+	struct report_power *p = &r->power;
+	p->system_watts = p->cpu_watts = p->gpu_watts = NAN;
+	p->ane_watts = p->dram_watts = NAN;
+	r->thermal.cpu_celsius = r->thermal.gpu_celsius = NAN;
+	r->n_errors = 0;
+}
+
+struct report *
+report_new(void)
+{
+	struct report *r = malloc(sizeof(*r));
+
+	if (r != NULL)
+		report_init(r);
+	return r;
+}
+
+void
+report_add_error(struct report *r, const char *source, const char *fmt, ...)
+{
+	struct report_error *e;
+	va_list ap;
+
+	if (r->n_errors >= REPORT_ERRORS_MAX) {
+		e = &r->errors[REPORT_ERRORS_MAX - 1];
+		REPORT_SET(e->source, "agent");
+		REPORT_SET(e->message, "more errors than the report holds; later ones dropped");
+		return;
+	}
+	e = &r->errors[r->n_errors++];
+	REPORT_SET(e->source, source);
+	va_start(ap, fmt);
+	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	va_end(ap);
+}
+
+const char *
+report_port_status_str(enum port_status s)
+{
+	switch (s) {
+	case PORT_STATUS_CONNECTED:
+		return "connected";
+	case PORT_STATUS_EMPTY:
+		return "empty";
+	default:
+		return "unknown";
+	}
+}
+
+const char *
+report_rdma_state_str(enum rdma_state s)
+{
+	switch (s) {
+	case RDMA_STATE_ENABLED:
+		return "enabled";
+	case RDMA_STATE_DISABLED:
+		return "disabled";
+	default:
+		return "unknown";
+	}
+}
+
+const char *
+report_rdma_port_state_str(enum rdma_port_state s)
+{
+	switch (s) {
+	case RDMA_PORT_ACTIVE:
+		return "active";
+	case RDMA_PORT_DOWN:
+		return "down";
+	default:
+		return "unknown";
+	}
+}

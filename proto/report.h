@@ -1,0 +1,189 @@
+/*
+ * The node report, schema "tbmesh.report/1" (DESIGN.md, "The report").
+ *
+ * A report is a plain struct of fixed size: no pointers, so it can be copied
+ * with memcpy and freed with free().  Unknown values are represented so that
+ * they encode to JSON null and decode from it:
+ *   - strings:  empty string ("") is null; a real value is never empty;
+ *   - int64:    REPORT_NULL_I64;
+ *   - double:   NAN (check with isnan());
+ *   - tri-state booleans: TRI_NULL;
+ *   - arrays:   a count of -1 is null, 0 is a known empty array.
+ * report_init() sets every field to null.
+ */
+#ifndef TBMESH_REPORT_H
+#define TBMESH_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPORT_SCHEMA "tbmesh.report/1"
+
+#define REPORT_STR_MAX 255        /* longest string value, without the NUL */
+#define REPORT_IPV4_MAX 8         /* addresses per port */
+#define REPORT_PORTS_MAX 16       /* Thunderbolt receptacles per node */
+#define REPORT_MEMBERS_MAX 16     /* bridge0 members */
+#define REPORT_DEVICES_MAX 16     /* RDMA devices */
+#define REPORT_ERRORS_MAX 32
+#define REPORT_ERRSRC_MAX 31
+#define REPORT_ERRMSG_MAX 255
+
+/* Largest values validation accepts. */
+#define REPORT_SPEED_GBPS_MAX 1000.0
+#define REPORT_WATTS_MAX 100000.0
+#define REPORT_CELSIUS_MIN -100.0
+#define REPORT_CELSIUS_MAX 200.0
+#define REPORT_BYTES_MAX (INT64_C(1) << 56) /* 64 PiB */
+
+#define REPORT_NULL_I64 INT64_MIN
+
+typedef char report_str[REPORT_STR_MAX + 1];
+typedef char report_ipv4[16]; /* dotted quad */
+
+enum tri { TRI_NULL = -1, TRI_FALSE = 0, TRI_TRUE = 1 };
+
+enum port_status { PORT_STATUS_UNKNOWN = 0, PORT_STATUS_CONNECTED, PORT_STATUS_EMPTY };
+enum rdma_state { RDMA_STATE_UNKNOWN = 0, RDMA_STATE_ENABLED, RDMA_STATE_DISABLED };
+enum rdma_port_state { RDMA_PORT_UNKNOWN = 0, RDMA_PORT_ACTIVE, RDMA_PORT_DOWN };
+
+struct report_node {
+	report_str hostname;
+	report_str hardware_uuid;
+	report_str serial;
+	report_str model;         /* "Mac15,14" */
+	report_str chip;          /* "Apple M3 Ultra" */
+	report_str os_version;    /* "26.2" */
+	report_str os_build;      /* "25C56" */
+	report_str agent_version;
+	double boot_time;         /* unix seconds, NAN unknown */
+};
+
+struct report_peer {
+	report_str domain_uuid;
+	report_str name;          /* "Mac Studio" */
+	report_str model;         /* "Mac15,14" */
+	enum tri rdma_service;    /* advertises the RDMA XDomain service */
+};
+
+struct report_port {
+	report_str receptacle;    /* "2": a string, as system_profiler has it */
+	report_str bus;           /* "thunderboltusb4_bus_1" */
+	report_str domain_uuid;   /* this side's domain */
+	enum port_status status;
+	report_str link_status;   /* "0x2" */
+	double speed_gbps;        /* negotiated; NAN when empty or unknown */
+	report_str interface;     /* "en3" */
+	int n_ipv4;               /* -1: unknown */
+	report_ipv4 ipv4[REPORT_IPV4_MAX];
+	int has_peer;             /* 0: "peer": null */
+	struct report_peer peer;
+};
+
+struct report_bridge {
+	enum tri exists;
+	enum tri active;
+	int n_members;            /* -1: unknown */
+	report_str members[REPORT_MEMBERS_MAX];
+};
+
+struct report_thunderbolt {
+	int n_ports;              /* -1: unknown (collection failed) */
+	struct report_port ports[REPORT_PORTS_MAX];
+	struct report_bridge bridge;
+};
+
+struct report_rdma_device {
+	report_str name;          /* "rdma_en3" */
+	report_str interface;     /* "en3" */
+	enum rdma_port_state port_state;
+	enum tri ipv4_gid;        /* has an IPv4-mapped GID */
+};
+
+struct report_rdma {
+	enum rdma_state state;
+	int n_devices;            /* -1: unknown */
+	struct report_rdma_device devices[REPORT_DEVICES_MAX];
+};
+
+struct report_memory {
+	int64_t total_bytes;
+	int64_t free_bytes;
+	int64_t active_bytes;
+	int64_t inactive_bytes;
+	int64_t wired_bytes;
+	int64_t compressed_bytes;
+	int64_t swap_total_bytes;
+	int64_t swap_used_bytes;
+	double free_ratio;                /* 0..1 */
+	int64_t gpu_wired_limit_bytes;    /* 0: the system default */
+};
+
+struct report_power {
+	report_str source;        /* "macmon" | "powermetrics" | "rapl" | "sim"; "" null */
+	double system_watts;
+	double cpu_watts;
+	double gpu_watts;
+	double ane_watts;
+	double dram_watts;
+};
+
+struct report_thermal {
+	double cpu_celsius;
+	double gpu_celsius;
+};
+
+struct report_error {
+	char source[REPORT_ERRSRC_MAX + 1];
+	char message[REPORT_ERRMSG_MAX + 1];
+};
+
+struct report {
+	double collected_at;      /* unix seconds */
+	struct report_node node;
+	struct report_thunderbolt thunderbolt;
+	struct report_rdma rdma;
+	struct report_memory memory;
+	struct report_power power;
+	struct report_thermal thermal;
+	int n_errors;
+	struct report_error errors[REPORT_ERRORS_MAX];
+};
+
+/* Allocate a report with every field null; free it with free(). */
+struct report *report_new(void);
+/* Set every field of r to null. */
+void report_init(struct report *r);
+void report_port_init(struct report_port *p);
+void report_rdma_device_init(struct report_rdma_device *d);
+
+/*
+ * Record a collection failure.  Both strings are truncated to fit; when the
+ * list is full the last entry says how many more were dropped.
+ */
+void report_add_error(struct report *r, const char *source, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Copy src into a report_str (or any buffer of size n), truncating. */
+void report_strset(char *dst, size_t n, const char *src);
+#define REPORT_SET(dst, src) report_strset((dst), sizeof(dst), (src))
+
+/*
+ * Encode r as JSON.  Returns a string the caller frees with free(), or NULL
+ * when out of memory.  pretty != 0 indents it.
+ */
+char *report_encode(const struct report *r, int pretty);
+
+/*
+ * Decode and validate a report.  On success fills *out and returns 0.  On
+ * failure returns -1, leaves a message naming the offending field in err
+ * ("thunderbolt.ports[2].speed_gbps: 1e+09 is out of range 0..1000"), and
+ * *out is unspecified.
+ */
+int report_decode(const char *json, size_t len, struct report *out, char *err, size_t errlen);
+
+/* Enum <-> string, as the schema spells them. */
+const char *report_port_status_str(enum port_status s);
+const char *report_rdma_state_str(enum rdma_state s);
+const char *report_rdma_port_state_str(enum rdma_port_state s);
+
+#endif
