@@ -39,6 +39,8 @@ ifeq ($(UNAME_S),Darwin)
 OSDEFS := -D_DARWIN_C_SOURCE
 else
 OSDEFS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# Load only the libraries a program really calls (keeps the agent's RSS low).
+OSLDFLAGS := -Wl,--as-needed
 endif
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
@@ -47,7 +49,7 @@ pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent \
 	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
-ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
 AGENT_LIBS := $(call pkg_libs,$(AGENT_PKGS)) -lpthread -lm
 TEST_LIBS := $(call pkg_libs,$(TEST_PKGS))
 
@@ -63,7 +65,7 @@ PROGRAMS := $(B)/tbagentd
 
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
-all: $(PROGRAMS) $(UNIT_BIN)
+all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -84,6 +86,9 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libagent.a $(B)/libproto.a
 
 
 # Installs what is missing (apt-get or brew), then builds and runs everything.
+$(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl)
+
 check: deps
 	@$(MAKE) --no-print-directory all
 	@B=$(B) tests/run.sh

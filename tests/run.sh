@@ -16,6 +16,7 @@ mkdir -p "$logdir"
 run_one() {  # name, command...
 	local name=$1; shift
 	local log=$logdir/$name.log start=$SECONDS rc
+	mkdir -p "$(dirname "$log")"
 	"$@" >"$log" 2>&1
 	rc=$?
 	local took=$((SECONDS - start))

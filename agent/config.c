@@ -1,0 +1,376 @@
+/*
+ * Configuration: one setter for every key, used by the file parser and the
+ * flag parser alike, so a key means the same in both places.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "log.h"
+
+const char agent_usage[] =
+"usage: tbagentd [options]\n"
+"\n"
+"Reports this node's Thunderbolt links, RDMA state, memory and power.\n"
+"Runs in the foreground; collects every --interval seconds and serves\n"
+"GET /metrics (Prometheus), GET /v1/report (JSON) and GET /healthz.\n"
+"\n"
+"  --once                     collect one report, print it as JSON, exit\n"
+"  --pretty                   with --once: indent the JSON\n"
+"  --backend darwin|linux|sim where to read the node's state (default: darwin\n"
+"                             on macOS, linux elsewhere)\n"
+"  --name NAME                node name (default: the host's name)\n"
+"  --root DIR                 linux: sysfs/procfs root (default /)\n"
+"  --scenario FILE --node NAME\n"
+"                             sim: one node of a cluster scenario file\n"
+"  --interval SECONDS         between collections (default 5)\n"
+"  --command-timeout SECONDS  darwin: per external command (default 5)\n"
+"  --listen HOST:PORT         where to serve (default " AGENT_DEFAULT_LISTEN ";\n"
+"                             port 0 picks a free one; \"none\" serves nothing)\n"
+"  --controller URL           the tbcontrollerd to report to\n"
+"  --bootstrap-token-file F   one-time enrolment token for the controller\n"
+"  --state-dir DIR            where the node token is kept (default\n"
+"                             " AGENT_DEFAULT_STATE_DIR ")\n"
+"  --ca-file FILE             CA certificate that signs the controller's\n"
+"  -f CONFIG                  configuration file (key = value; keys are the\n"
+"                             long option names)\n"
+"  -n                         check the configuration and exit\n"
+"  --syslog                   log to syslog instead of stderr\n"
+"  --log-level LEVEL          error, warning, info (default) or debug\n"
+"  -V, --version              print the version and exit\n"
+"  -h, --help                 this text\n"
+"\n"
+"Signals: SIGTERM and SIGINT stop it; SIGHUP re-reads the configuration.\n";
+
+static int
+set_str(char **dst, const char *v)
+{
+	char *s = strdup(v);
+
+	if (s == NULL)
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int
+set_seconds(double *dst, const char *key, const char *v, double lo, double hi, char *err,
+    size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	double d = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
+		snprintf(err, errlen, "%s: \"%s\" is not a number of seconds from %g to %g", key,
+		    v, lo, hi);
+		return -1;
+	}
+	*dst = d;
+	return 0;
+}
+
+static int
+set_level(int *dst, const char *v, char *err, size_t errlen)
+{
+	static const char *names[] = { "error", "warning", "info", "debug" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(v, names[i]) == 0) {
+			*dst = i;
+			return 0;
+		}
+	snprintf(err, errlen, "log-level: \"%s\" is not error, warning, info or debug", v);
+	return -1;
+}
+
+/* Set one key, from the file or a flag.  Returns -1 with a message. */
+static int
+config_set(struct agent_config *c, const char *key, const char *v, char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} strs[] = {
+		{ "backend", offsetof(struct agent_config, backend) },
+		{ "name", offsetof(struct agent_config, name) },
+		{ "root", offsetof(struct agent_config, root) },
+		{ "scenario", offsetof(struct agent_config, scenario) },
+		{ "node", offsetof(struct agent_config, node) },
+		{ "listen", offsetof(struct agent_config, listen) },
+		{ "controller", offsetof(struct agent_config, controller) },
+		{ "bootstrap-token-file", offsetof(struct agent_config, bootstrap_token_file) },
+		{ "state-dir", offsetof(struct agent_config, state_dir) },
+		{ "ca-file", offsetof(struct agent_config, ca_file) },
+	};
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		if (strcmp(key, strs[i].key) != 0)
+			continue;
+		if (set_str((char **)(void *)((char *)c + strs[i].off), v) == -1) {
+			snprintf(err, errlen, "%s: out of memory", key);
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(key, "interval") == 0)
+		return set_seconds(&c->interval, key, v, 0.1, 86400, err, errlen);
+	if (strcmp(key, "command-timeout") == 0)
+		return set_seconds(&c->cmd_timeout, key, v, 0.05, 600, err, errlen);
+	if (strcmp(key, "log-level") == 0)
+		return set_level(&c->log_level, v, err, errlen);
+	if (strcmp(key, "log") == 0) {
+		if (strcmp(v, "syslog") != 0 && strcmp(v, "stderr") != 0) {
+			snprintf(err, errlen, "log: \"%s\" is not stderr or syslog", v);
+			return -1;
+		}
+		c->use_syslog = strcmp(v, "syslog") == 0;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown key \"%s\"", key);
+	return -1;
+}
+
+static char *
+trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static int
+config_read_file(struct agent_config *c, const char *path, char *err, size_t errlen)
+{
+	char line[4096], msg[512];
+	FILE *f = fopen(path, "r");
+	int lineno = 0;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		char *s = trim(line);
+		if (*s == '\0')
+			continue;
+		char *eq = strchr(s, '=');
+		if (eq == NULL) {
+			snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
+			goto fail;
+		}
+		*eq = '\0';
+		if (config_set(c, trim(s), trim(eq + 1), msg, sizeof(msg)) == -1) {
+			snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+			goto fail;
+		}
+	}
+	fclose(f);
+	return 0;
+fail:
+	fclose(f);
+	return -1;
+}
+
+static void
+config_defaults(struct agent_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->interval = AGENT_DEFAULT_INTERVAL;
+	c->cmd_timeout = AGENT_DEFAULT_CMD_TIMEOUT;
+	c->log_level = LOG_LVL_INFO;
+}
+
+static const struct option longopts[] = {
+	{ "once", no_argument, NULL, 'o' },
+	{ "pretty", no_argument, NULL, 'P' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "name", required_argument, NULL, 'N' },
+	{ "root", required_argument, NULL, 'r' },
+	{ "scenario", required_argument, NULL, 's' },
+	{ "node", required_argument, NULL, 'd' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "command-timeout", required_argument, NULL, 't' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "controller", required_argument, NULL, 'c' },
+	{ "bootstrap-token-file", required_argument, NULL, 'B' },
+	{ "state-dir", required_argument, NULL, 'S' },
+	{ "ca-file", required_argument, NULL, 'C' },
+	{ "syslog", no_argument, NULL, 'y' },
+	{ "log-level", required_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+getopt_reset(void)
+{
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__)
+	extern int optreset;
+	optreset = 1;
+	optind = 1;
+#else
+	optind = 0;
+#endif
+}
+
+/* Pass 1 (flags_only == 0) finds -f; pass 2 applies every flag. */
+static int
+config_flags(struct agent_config *c, int argc, char **argv, int apply, char *err,
+    size_t errlen)
+{
+	int ch;
+
+	getopt_reset();
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":f:nhV", longopts, NULL)) != -1) {
+		const char *key = NULL;
+		for (const struct option *o = longopts; o->name; o++)
+			if (o->val == ch)
+				key = o->name;
+		switch (ch) {
+		case 'f':
+			if (!apply && set_str(&c->config_file, optarg) == -1)
+				return -1;
+			continue;
+		case 'n': c->check_only = 1; continue;
+		case 'o': c->once = 1; continue;
+		case 'P': c->pretty = 1; continue;
+		case 'y': c->use_syslog = 1; continue;
+		case 'h': case 'V':
+			continue; /* handled by main before loading */
+		case ':':
+			snprintf(err, errlen, "%s: needs a value", argv[optind - 1]);
+			return -1;
+		case '?':
+			snprintf(err, errlen, "%s: unknown option", argv[optind - 1]);
+			return -1;
+		}
+		if (apply && key != NULL && config_set(c, key, optarg, err, errlen) == -1)
+			return -1;
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "%s: unexpected argument", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int
+config_load(struct agent_config *c, int argc, char **argv, char *err, size_t errlen)
+{
+	config_defaults(c);
+	if (config_flags(c, argc, argv, 0, err, errlen) == -1)
+		return -1;
+	if (c->config_file != NULL && config_read_file(c, c->config_file, err, errlen) == -1)
+		return -1;
+	return config_flags(c, argc, argv, 1, err, errlen);
+}
+
+int
+config_reload(struct agent_config *c, int argc, char **argv, char *err, size_t errlen)
+{
+	struct agent_config n;
+
+	if (config_load(&n, argc, argv, err, errlen) == -1 ||
+	    config_validate(&n, err, errlen) == -1) {
+		config_free(&n);
+		return -1;
+	}
+	config_free(c);
+	*c = n;
+	return 0;
+}
+
+int
+config_split_hostport(const char *s, char *host, size_t hostlen, int *port, char *err,
+    size_t errlen)
+{
+	const char *colon, *h = s;
+	size_t hl;
+
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (rb == NULL || rb[1] != ':')
+			goto bad;
+		h = s + 1;
+		hl = (size_t)(rb - h);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL || memchr(s, ':', (size_t)(colon - s)) != NULL)
+			goto bad;
+		hl = (size_t)(colon - s);
+	}
+	char *end;
+	long p = strtol(colon + 1, &end, 10);
+	if (hl == 0 || hl >= hostlen || colon[1] == '\0' || *end != '\0' || p < 0 || p > 65535)
+		goto bad;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	*port = (int)p;
+	return 0;
+bad:
+	snprintf(err, errlen, "listen: \"%s\" is not HOST:PORT (or [IPV6]:PORT)", s);
+	return -1;
+}
+
+int
+config_validate(const struct agent_config *c, char *err, size_t errlen)
+{
+	char host[256];
+	int port;
+
+	if (c->backend != NULL && backend_find(c->backend) == NULL) {
+		snprintf(err, errlen, "backend: \"%s\" is not darwin, linux or sim", c->backend);
+		return -1;
+	}
+	if (c->backend != NULL && strcmp(c->backend, "sim") == 0 &&
+	    (c->scenario == NULL || c->node == NULL)) {
+		snprintf(err, errlen, "backend sim needs --scenario FILE and --node NAME");
+		return -1;
+	}
+	if (c->listen != NULL && strcmp(c->listen, "none") != 0 && c->listen[0] != '\0' &&
+	    config_split_hostport(c->listen, host, sizeof(host), &port, err, errlen) == -1)
+		return -1;
+	if (c->controller != NULL && strncmp(c->controller, "http://", 7) != 0 &&
+	    strncmp(c->controller, "https://", 8) != 0) {
+		snprintf(err, errlen, "controller: \"%s\" is not an http:// or https:// URL",
+		    c->controller);
+		return -1;
+	}
+	if (c->name != NULL && (c->name[0] == '\0' || strlen(c->name) > REPORT_STR_MAX)) {
+		snprintf(err, errlen, "name: must be 1 to %d bytes", REPORT_STR_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+void
+config_free(struct agent_config *c)
+{
+	char **strs[] = { &c->config_file, &c->backend, &c->name, &c->root, &c->scenario,
+		&c->node, &c->listen, &c->controller, &c->bootstrap_token_file, &c->state_dir,
+		&c->ca_file };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+}

@@ -1,0 +1,60 @@
+/*
+ * tbagentd's configuration: a file of "key = value" lines (keys are the long
+ * option names: backend, name, root, scenario, node, interval, listen,
+ * controller, bootstrap-token-file, state-dir, ca-file, command-timeout,
+ * log, log-level; '#' starts a comment) and command-line flags, which win
+ * over the file.  Strings are owned by the struct: config_free() releases them.
+ */
+#ifndef TBMESH_AGENT_CONFIG_H
+#define TBMESH_AGENT_CONFIG_H
+
+#include <stddef.h>
+
+#define AGENT_DEFAULT_LISTEN "127.0.0.1:9469"
+#define AGENT_DEFAULT_INTERVAL 5.0
+#define AGENT_DEFAULT_CMD_TIMEOUT 5.0
+#define AGENT_DEFAULT_STATE_DIR "/var/lib/tbagentd"
+
+struct agent_config {
+	char *config_file;        /* -f */
+	char *backend;            /* darwin | linux | sim; NULL: the platform's */
+	char *name;
+	char *root;
+	char *scenario;
+	char *node;
+	double interval;          /* seconds between collections */
+	double cmd_timeout;       /* seconds per external command */
+	char *listen;             /* HOST:PORT; "" or "none": do not serve */
+	char *controller;         /* URL; NULL: do not push */
+	char *bootstrap_token_file;
+	char *state_dir;
+	char *ca_file;
+	int use_syslog;
+	int log_level;            /* enum log_level */
+	int once;                 /* --once */
+	int check_only;           /* -n */
+	int pretty;               /* --once: indented JSON */
+};
+
+/* Defaults, then the file named by -f (if any), then the flags. */
+int config_load(struct agent_config *c, int argc, char **argv, char *err, size_t errlen);
+
+/* Re-read the file and re-apply the same flags (SIGHUP). On error *c is unchanged. */
+int config_reload(struct agent_config *c, int argc, char **argv, char *err, size_t errlen);
+
+/* Checks that go beyond syntax: the backend exists, its inputs are given. */
+int config_validate(const struct agent_config *c, char *err, size_t errlen);
+
+/*
+ * Split "HOST:PORT" or "[V6]:PORT" into host (size hostlen) and port.
+ * Returns -1 with a message on a malformed address.
+ */
+int config_split_hostport(const char *s, char *host, size_t hostlen, int *port, char *err,
+    size_t errlen);
+
+void config_free(struct agent_config *c);
+
+/* The usage text for --help. */
+extern const char agent_usage[];
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * The agent's HTTP server: a three-entry route table over libmicrohttpd's
+ * internal polling thread.
+ */
+#include "httpd.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "log.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_RESULT;
+#else
+typedef enum MHD_Result MHD_RESULT;
+#endif
+
+#define HTTPD_CONN_LIMIT 64
+#define HTTPD_TIMEOUT_S 10
+
+struct httpd {
+	struct MHD_Daemon *mhd;
+	httpd_provider fn;
+	void *arg;
+	int port;
+};
+
+static const struct route {
+	const char *path;
+	enum httpd_doc doc;
+	const char *content_type;
+} routes[] = {
+	{ "/metrics", HTTPD_METRICS, "text/plain; version=0.0.4; charset=utf-8" },
+	{ "/v1/report", HTTPD_REPORT, "application/json" },
+	{ "/healthz", HTTPD_HEALTHZ, "application/json" },
+};
+
+static MHD_RESULT
+respond(struct MHD_Connection *conn, int status, const char *ctype, char *body, size_t len,
+    const char *allow)
+{
+	struct MHD_Response *resp =
+	    MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+
+	if (resp == NULL) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (allow != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	MHD_RESULT ret = MHD_queue_response(conn, (unsigned int)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static MHD_RESULT
+respond_error(struct MHD_Connection *conn, int status, const char *msg, const char *allow)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "{\"error\":\"%s\"}\n", msg);
+	char *body = strdup(buf);
+
+	if (body == NULL)
+		return MHD_NO;
+	return respond(conn, status, "application/json", body, (size_t)n, allow);
+}
+
+static MHD_RESULT
+handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	struct httpd *h = cls;
+	static int first_call_marker;
+	(void)version;
+	(void)upload_data;
+
+	if (*con_cls == NULL) {
+		*con_cls = &first_call_marker; /* headers seen; wait for the body, if any */
+		return MHD_YES;
+	}
+	if (*upload_size != 0)
+		return respond_error(conn, 413, "this server takes no request bodies", NULL);
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (strcmp(url, routes[i].path) != 0)
+			continue;
+		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+			return respond_error(conn, 405, "method not allowed", "GET, HEAD");
+		char *body = NULL;
+		size_t len = 0;
+		int status = 200;
+		if (h->fn(h->arg, routes[i].doc, &body, &len, &status) == -1)
+			return respond_error(conn, 500, "out of memory", NULL);
+		return respond(conn, status, routes[i].content_type, body, len, NULL);
+	}
+	return respond_error(conn, 404, "no such path", NULL);
+}
+
+/* Resolve host:port to one socket address; numeric or a name like localhost. */
+static int
+resolve(const char *host, int port, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE }, *res;
+	char portstr[16];
+
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	int rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "listen: %s: %s", host, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+struct httpd *
+httpd_start(const char *host, int port, httpd_provider fn, void *arg, char *err,
+    size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct httpd *h;
+
+	if (resolve(host, port, &ss, err, errlen) == -1)
+		return NULL;
+	if ((h = calloc(1, sizeof(*h))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	h->fn = fn;
+	h->arg = arg;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+#ifdef MHD_USE_POLL
+	flags |= MHD_USE_POLL;
+#endif
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, h,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTPD_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTPD_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+	    MHD_OPTION_END);
+	if (h->mhd == NULL) {
+		snprintf(err, errlen, "listen: cannot serve on %s:%d (in use, or not an address "
+		    "of this host)", host, port);
+		free(h);
+		return NULL;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info != NULL ? info->port : port;
+	return h;
+}
+
+int
+httpd_port(const struct httpd *h)
+{
+	return h->port;
+}
+
+void
+httpd_stop(struct httpd *h)
+{
+	if (h == NULL)
+		return;
+	MHD_stop_daemon(h->mhd);
+	free(h);
+}

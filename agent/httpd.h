@@ -1,0 +1,36 @@
+/*
+ * The agent's HTTP server (libmicrohttpd, its own thread): GET and HEAD on
+ * /metrics, /v1/report and /healthz; 405 with Allow for other methods on
+ * those paths; 404 elsewhere; errors as JSON.  Request bodies are refused.
+ *
+ * Documents come from a provider callback, called on the server's thread:
+ * it must be thread-safe and fast (the agent hands out a copy of what the
+ * last collection rendered; it never collects on a request).
+ */
+#ifndef TBMESH_AGENT_HTTPD_H
+#define TBMESH_AGENT_HTTPD_H
+
+#include <stddef.h>
+
+enum httpd_doc { HTTPD_METRICS, HTTPD_REPORT, HTTPD_HEALTHZ };
+
+/*
+ * Fill *body (malloc'd; the server frees it), *len and *status for doc.
+ * Returns -1 when out of memory (the client gets a 500).
+ */
+typedef int (*httpd_provider)(void *arg, enum httpd_doc doc, char **body, size_t *len,
+    int *status);
+
+struct httpd;
+
+/* Listen on host:port (port 0: any free one). NULL with a message on failure. */
+struct httpd *httpd_start(const char *host, int port, httpd_provider fn, void *arg,
+    char *err, size_t errlen);
+
+/* The port actually bound. */
+int httpd_port(const struct httpd *h);
+
+/* Stop serving and free h; accepts NULL. */
+void httpd_stop(struct httpd *h);
+
+#endif

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tbagentd as a daemon: its three documents over real HTTP on loopback,
+# promtool on every backend's metrics, 405/404, SIGHUP re-reads the
+# configuration, SIGTERM stops it, and it keeps serving while a collection
+# is stuck on a hung command.
+. "$(dirname "$0")/../lib/common.sh"
+command -v promtool >/dev/null || skip_all "promtool not installed (packaging/deps.sh installs it)"
+SC=$TOP/tests/scenarios
+
+cat >"$TMP/agent.conf" <<CONF
+# a test configuration
+backend = sim
+scenario = $SC/mesh4-studio.json
+node = mac2
+interval = 0.2
+CONF
+start_agent sim -f "$TMP/agent.conf"
+U=http://127.0.0.1:$AGENT_PORT
+wait_for "a first report" 5 curl -sf "$U/v1/report"
+check_eq "GET /healthz is 200" 200 "$(http_get "$U/healthz" "$TMP/h.json")"
+check_jq "healthz says ok" "$TMP/h.json" '.status == "ok"'
+check_eq "GET /v1/report is 200" 200 "$(http_get "$U/v1/report" "$TMP/r.json")"
+check_jq "the report is mac2's, from the config file" "$TMP/r.json" '.node.hostname == "mac2"'
+check_eq "GET /metrics is 200" 200 "$(http_get "$U/metrics" "$TMP/sim.prom")"
+check "promtool accepts the sim metrics" promtool check metrics <"$TMP/sim.prom"
+check "metrics have build info" grep -q '^tbmesh_agent_build_info{version="0.1.0",backend="sim"} 1$' "$TMP/sim.prom"
+check "metrics have memory in bytes" grep -q '^tbmesh_memory_total_bytes 549755813888$' "$TMP/sim.prom"
+check "metrics have per-port speed" grep -q '^tbmesh_thunderbolt_port_speed_bytes_per_second{receptacle=.*} 10000000000$' "$TMP/sim.prom"
+check "metrics have RDMA enabled" grep -q '^tbmesh_rdma_enabled 1$' "$TMP/sim.prom"
+check "metrics count collections" grep -q '^tbmesh_agent_collections_total [1-9]' "$TMP/sim.prom"
+ctype=$(curl -s -o /dev/null -w '%{content_type}' "$U/metrics")
+check_eq "metrics content type" "text/plain; version=0.0.4; charset=utf-8" "$ctype"
+
+code=$(curl -s -o "$TMP/405.json" -D "$TMP/405.h" -w '%{http_code}' -X POST "$U/metrics")
+check_eq "POST /metrics is 405" 405 "$code"
+check "405 has Allow" grep -qi '^Allow: GET, HEAD' "$TMP/405.h"
+check_jq "405 has a JSON error" "$TMP/405.json" '.error | length > 0'
+check_eq "unknown path is 404" 404 "$(http_get "$U/nope" "$TMP/404.json")"
+check_jq "404 has a JSON error" "$TMP/404.json" '.error | length > 0'
+
+# SIGHUP: a changed file is picked up; a broken one is refused and ignored
+sed -i 's/node = mac2/node = mac3/' "$TMP/agent.conf"
+kill -HUP "$AGENT_PID"
+wait_for "the reloaded node name" 5 sh -c "curl -sf $U/v1/report | grep -q '\"hostname\":\"mac3\"'"
+check "SIGHUP re-read the configuration" sh -c "curl -sf $U/v1/report | grep -q '\"hostname\":\"mac3\"'"
+echo "interval = -3" >>"$TMP/agent.conf"
+kill -HUP "$AGENT_PID"
+wait_for "the refusal in the log" 5 grep -q 'not reloaded' "$AGENT_LOG"
+check "a broken configuration is refused on SIGHUP" grep -q 'interval' "$AGENT_LOG"
+check "the agent still serves after a refused reload" curl -sf "$U/v1/report" -o /dev/null
+
+# SIGTERM stops it promptly with status 0
+kill -TERM "$AGENT_PID"
+for _ in $(seq 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM stops the agent within 5 s" sh -c "! kill -0 $AGENT_PID 2>/dev/null"
+wait "$AGENT_PID"; check_eq "exit status after SIGTERM" 0 $?
+
+# linux backend metrics
+start_agent linux --backend linux --interval 1
+wait_for "linux report" 5 curl -sf "http://127.0.0.1:$AGENT_PORT/v1/report"
+http_get "http://127.0.0.1:$AGENT_PORT/metrics" "$TMP/linux.prom" >/dev/null
+check "promtool accepts the linux metrics" promtool check metrics <"$TMP/linux.prom"
+kill "$AGENT_PID"
+
+# darwin backend metrics, then a stuck collection
+mkdir -p "$TMP/mac"
+bash "$TOP/tests/fakemac/mkstate.sh" "$TMP/mac" studio
+export FAKEMAC_DIR=$TMP/mac
+PATH=$(fakemac_path) start_agent darwin --backend darwin --interval 0.5 --command-timeout 4
+U=http://127.0.0.1:$AGENT_PORT
+wait_for "darwin report" 10 curl -sf "$U/v1/report"
+http_get "$U/metrics" "$TMP/darwin.prom" >/dev/null
+check "promtool accepts the darwin metrics" promtool check metrics <"$TMP/darwin.prom"
+check "darwin metrics: receptacle 2 up" grep -q '^tbmesh_thunderbolt_port_up{receptacle="2",interface="en.*"} 1$' "$TMP/darwin.prom"
+touch "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
+sleep 1.5   # the next collection is now inside the hung command
+t0=$(date +%s%N)
+code=$(http_get "$U/metrics" "$TMP/during.prom")
+t1=$(date +%s%N)
+check_eq "metrics answered while a collection is stuck" 200 "$code"
+check "and answered within 0.5 s" test $(( (t1 - t0) / 1000000 )) -lt 500
+check "what it served is the last full report" grep -q '^tbmesh_memory_total_bytes 549755813888$' "$TMP/during.prom"
+rm -f "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
+wait_for "the timeout error counted" 10 sh -c "curl -sf $U/metrics | grep -q '^tbmesh_agent_collection_errors_total{source=\"system_profiler\"} [1-9]'"
+check "the hung command is counted as an error" sh -c "curl -sf $U/metrics | grep -q 'collection_errors_total{source=\"system_profiler\"}'"
+done_testing

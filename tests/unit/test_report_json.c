@@ -1,0 +1,896 @@
+/*
+ * report_json: the JSON layout of "tbmesh.report/1", exact round trips of a
+ * full and of an all-null report, a hand-written sample, every validation
+ * rule (each error must name the field's path), hostile input (truncated,
+ * unterminated, oversized, not an object, trailing data).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_json.h"
+
+#define HDR "{\"schema\":\"tbmesh.report/1\",\"collected_at\":1"
+
+static void
+fill_port(struct report_port *p, const char *rec, const char *ifname,
+    double gbps, const char *peer_name, enum tri rdma)
+{
+	report_port_init(p);
+	REPORT_SET(p->receptacle, rec);
+	REPORT_SET(p->bus, "thunderboltusb4_bus_1");
+	REPORT_SET(p->domain_uuid, "5E3B8A2C-0000-4000-8000-00000000000A");
+	p->status = PORT_STATUS_CONNECTED;
+	REPORT_SET(p->link_status, "0x2");
+	p->speed_gbps = gbps;
+	REPORT_SET(p->interface, ifname);
+	p->has_peer = 1;
+	REPORT_SET(p->peer.domain_uuid, "7A1C0F3E-0000-4000-8000-00000000000B");
+	REPORT_SET(p->peer.name, peer_name);
+	REPORT_SET(p->peer.model, "Mac15,14");
+	p->peer.rdma_service = rdma;
+}
+
+static void
+fill_rest(struct report *r)
+{
+	struct report_memory *m = &r->memory;
+	struct report_power *pw = &r->power;
+
+	r->thunderbolt.bridge.exists = TRI_TRUE;
+	r->thunderbolt.bridge.active = TRI_FALSE;
+	r->thunderbolt.bridge.n_members = 2;
+	REPORT_SET(r->thunderbolt.bridge.members[0], "en2");
+	REPORT_SET(r->thunderbolt.bridge.members[1], "en4");
+	r->rdma.state = RDMA_STATE_ENABLED;
+	r->rdma.n_devices = 2;
+	report_rdma_device_init(&r->rdma.devices[0]);
+	REPORT_SET(r->rdma.devices[0].name, "rdma_en3");
+	REPORT_SET(r->rdma.devices[0].interface, "en3");
+	r->rdma.devices[0].port_state = RDMA_PORT_ACTIVE;
+	r->rdma.devices[0].ipv4_gid = TRI_TRUE;
+	report_rdma_device_init(&r->rdma.devices[1]);
+	REPORT_SET(r->rdma.devices[1].name, "rdma_en5");
+	REPORT_SET(r->rdma.devices[1].interface, "en5");
+	r->rdma.devices[1].port_state = RDMA_PORT_DOWN;
+	r->rdma.devices[1].ipv4_gid = TRI_FALSE;
+	m->total_bytes = INT64_C(549755813888);
+	m->free_bytes = INT64_C(16384) * 1234567;
+	m->active_bytes = INT64_C(9007199254740992);
+	m->inactive_bytes = 4096;
+	m->wired_bytes = 1;
+	m->compressed_bytes = 0;
+	m->swap_total_bytes = REPORT_BYTES_MAX;
+	m->swap_used_bytes = REPORT_BYTES_MAX - 16;
+	m->free_ratio = 0.1 + 0.2;
+	m->gpu_wired_limit_bytes = 0;
+	REPORT_SET(pw->source, "macmon");
+	pw->system_watts = 123.456;
+	pw->cpu_watts = 1.0 / 3.0;
+	pw->gpu_watts = 0.0;
+	pw->ane_watts = 5e-324;
+	pw->dram_watts = REPORT_WATTS_MAX;
+	r->thermal.cpu_celsius = 45.5;
+	r->thermal.gpu_celsius = -12.75;
+	report_add_error(r, "rdma_ctl", "timed out after %d s", 5);
+	report_add_error(r, "macmon", "exited 1: \"quoted\" \\ and\ttab");
+}
+
+/* Every field set: two connected ports with peers, one empty port. */
+static void
+fill_full(struct report *r)
+{
+	struct report_port *p = r->thunderbolt.ports;
+
+	report_init(r);
+	r->collected_at = 1763782801.25;
+	REPORT_SET(r->node.hostname, "studio-1.local");
+	REPORT_SET(r->node.hardware_uuid, "00000000-0000-1000-8000-ABCDEF012345");
+	REPORT_SET(r->node.serial, "C02XYZ123ABC");
+	REPORT_SET(r->node.model, "Mac15,14");
+	REPORT_SET(r->node.chip, "Apple M3 Ultra");
+	REPORT_SET(r->node.os_version, "26.2");
+	REPORT_SET(r->node.os_build, "25C56");
+	REPORT_SET(r->node.agent_version, "0.1.0");
+	r->node.boot_time = 1763000000.125;
+	r->thunderbolt.n_ports = 3;
+	fill_port(&p[0], "2", "en3", 80, "Mac Studio", TRI_TRUE);
+	p[0].n_ipv4 = 2;
+	REPORT_SET(p[0].ipv4[0], "169.254.205.255");
+	REPORT_SET(p[0].ipv4[1], "169.254.1.2");
+	fill_port(&p[1], "3", "en5", 40, "Mac mini", TRI_FALSE);
+	p[1].n_ipv4 = 1;
+	REPORT_SET(p[1].ipv4[0], "10.0.0.1");
+	report_port_init(&p[2]);
+	REPORT_SET(p[2].receptacle, "4");
+	p[2].status = PORT_STATUS_EMPTY;
+	p[2].n_ipv4 = 0;
+	fill_rest(r);
+}
+
+/* Decodes json, which must fail with an err starting with want. */
+static void
+expect_error(const char *json, const char *want)
+{
+	struct report *r = report_new();
+	char err[512];
+
+	assert_non_null(r);
+	err[0] = '\0';
+	if (report_decode(json, strlen(json), r, err, sizeof(err)) != -1)
+		fail_msg("accepted: %.200s", json);
+	if (strncmp(err, want, strlen(want)) != 0)
+		fail_msg("for %.200s\n  got:  %s\n  want: %s...", json, err, want);
+	free(r);
+}
+
+static void
+expect_ok(const char *json, struct report *r)
+{
+	char err[512];
+
+	err[0] = '\0';
+	if (report_decode(json, strlen(json), r, err, sizeof(err)) != 0)
+		fail_msg("refused (%s): %.200s", err, json);
+}
+
+/* head, then item n times separated by commas, then tail; free() it. */
+static char *
+repeat(const char *head, const char *item, int n, const char *tail)
+{
+	size_t len = strlen(head) + (strlen(item) + 1) * (size_t)n + strlen(tail);
+	char *s = malloc(len + 1), *p;
+	int i;
+
+	assert_non_null(s);
+	p = s + sprintf(s, "%s", head);
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i > 0 ? "," : "", item);
+	sprintf(p, "%s", tail);
+	return s;
+}
+
+/* head, a JSON string of n 'a's, tail; free() it. */
+static char *
+long_string(const char *head, size_t n, const char *tail)
+{
+	char *a = malloc(n + 3), *s;
+
+	assert_non_null(a);
+	a[0] = '"';
+	memset(a + 1, 'a', n);
+	strcpy(a + 1 + n, "\"");
+	s = repeat(head, a, 1, tail);
+	free(a);
+	return s;
+}
+
+static void
+round_trip(const struct report *in, int pretty)
+{
+	struct report *out = report_new();
+	char err[256] = "";
+	char *json = report_encode(in, pretty);
+
+	assert_non_null(json);
+	assert_non_null(out);
+	if (report_decode(json, strlen(json), out, err, sizeof(err)) != 0)
+		fail_msg("decode: %s\n%s", err, json);
+	assert_memory_equal(in, out, sizeof(*in));
+	free(json);
+	free(out);
+}
+
+static void
+test_round_trip_full(void **state)
+{
+	struct report *r = report_new();
+
+	(void)state;
+	fill_full(r);
+	round_trip(r, 0);
+	round_trip(r, 1);
+	free(r);
+}
+
+static void
+test_encode_full_layout(void **state)
+{
+	static const char head[] = "{\"schema\":\"tbmesh.report/1\","
+	    "\"collected_at\":1763782801.25,\"node\":{\"hostname\":"
+	    "\"studio-1.local\",";
+	struct report *r = report_new();
+	char *json, *pretty;
+
+	(void)state;
+	fill_full(r);
+	json = report_encode(r, 0);
+	pretty = report_encode(r, 1);
+	assert_non_null(json);
+	assert_non_null(pretty);
+	assert_int_equal(strncmp(json, head, sizeof(head) - 1), 0);
+	assert_non_null(strstr(json, "\"status\":\"connected\",\"link_status\":"
+	    "\"0x2\",\"speed_gbps\":80,\"interface\":\"en3\",\"ipv4\":"
+	    "[\"169.254.205.255\",\"169.254.1.2\"],\"peer\":{\"domain_uuid\":"));
+	assert_non_null(strstr(json, "\"name\":\"Mac Studio\",\"model\":"
+	    "\"Mac15,14\",\"rdma_service\":true}"));
+	assert_non_null(strstr(json, "{\"receptacle\":\"4\",\"bus\":null,"
+	    "\"domain_uuid\":null,\"status\":\"empty\",\"link_status\":null,"
+	    "\"speed_gbps\":null,\"interface\":null,\"ipv4\":[],\"peer\":null}"));
+	assert_non_null(strstr(json, "\"bridge\":{\"exists\":true,"
+	    "\"active\":false,\"members\":[\"en2\",\"en4\"]}"));
+	assert_non_null(strstr(json, "\"rdma\":{\"state\":\"enabled\","
+	    "\"devices\":[{\"name\":\"rdma_en3\",\"interface\":\"en3\","
+	    "\"port_state\":\"active\",\"ipv4_gid\":true},"));
+	assert_non_null(strstr(json, "\"total_bytes\":549755813888,"));
+	assert_non_null(strstr(json, "\"swap_total_bytes\":72057594037927936,"));
+	assert_non_null(strstr(json, "\"free_ratio\":0.30000000000000004,"));
+	assert_non_null(strstr(json, "\"gpu_wired_limit_bytes\":0}"));
+	assert_non_null(strstr(json, "\"power\":{\"source\":\"macmon\","
+	    "\"system_watts\":123.456,"));
+	assert_non_null(strstr(json, "\"errors\":[{\"source\":\"rdma_ctl\","
+	    "\"message\":\"timed out after 5 s\"},"));
+	assert_null(strchr(json, '\n'));
+	assert_null(strchr(json, '\t'));
+	assert_non_null(strstr(pretty, "\n\t\"node\":\t{\n\t\t\"hostname\":"));
+	free(json);
+	free(pretty);
+	free(r);
+}
+
+/* Counts leaves of j that are not null; *where gets the last one's key. */
+static int
+non_null_leaves(const cJSON *j, const char **where)
+{
+	const cJSON *c;
+	int n = 0;
+
+	if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
+		cJSON_ArrayForEach(c, j)
+			n += non_null_leaves(c, where);
+		return n;
+	}
+	if (cJSON_IsNull(j))
+		return 0;
+	*where = j->string;
+	return 1;
+}
+
+static void
+test_all_null(void **state)
+{
+	struct report *r = report_new();
+	const char *where = NULL;
+	cJSON *j;
+	char *json;
+
+	(void)state;
+	json = report_encode(r, 0);
+	assert_non_null(json);
+	assert_string_equal(json, "{\"schema\":\"tbmesh.report/1\","
+	    "\"collected_at\":null,\"node\":{\"hostname\":null,"
+	    "\"hardware_uuid\":null,\"serial\":null,\"model\":null,"
+	    "\"chip\":null,\"os_version\":null,\"os_build\":null,"
+	    "\"agent_version\":null,\"boot_time\":null},\"thunderbolt\":"
+	    "{\"ports\":null,\"bridge\":{\"exists\":null,\"active\":null,"
+	    "\"members\":null}},\"rdma\":{\"state\":\"unknown\","
+	    "\"devices\":null},\"memory\":{\"total_bytes\":null,"
+	    "\"free_bytes\":null,\"active_bytes\":null,\"inactive_bytes\":null,"
+	    "\"wired_bytes\":null,\"compressed_bytes\":null,"
+	    "\"swap_total_bytes\":null,\"swap_used_bytes\":null,"
+	    "\"free_ratio\":null,\"gpu_wired_limit_bytes\":null},\"power\":"
+	    "{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
+	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null},"
+	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null},"
+	    "\"errors\":[]}");
+	/* Only "schema" and the enum "state" ("unknown") are not null. */
+	j = cJSON_Parse(json);
+	assert_non_null(j);
+	assert_int_equal(non_null_leaves(j, &where), 2);
+	assert_string_equal(where, "state");
+	cJSON_Delete(j);
+	free(json);
+	round_trip(r, 0);
+	round_trip(r, 1);
+	free(r);
+}
+
+static void
+test_decode_design_sample(void **state)
+{
+	static const char sample[] =
+	    "{\n \"schema\": \"tbmesh.report/1\",\n"
+	    " \"collected_at\": 1763782801.25,\n"
+	    " \"node\": {\"hostname\": \"studio-1\", \"model\": \"Mac15,14\","
+	    " \"chip\": \"Apple M3 Ultra\", \"os_version\": \"26.2\","
+	    " \"os_build\": \"25C56\", \"boot_time\": 1763000000},\n"
+	    " \"thunderbolt\": {\n  \"ports\": [{\"receptacle\": \"2\","
+	    " \"bus\": \"thunderboltusb4_bus_1\", \"domain_uuid\": \"D1\","
+	    " \"status\": \"connected\", \"link_status\": \"0x2\","
+	    " \"speed_gbps\": 80, \"interface\": \"en3\","
+	    " \"ipv4\": [\"169.254.205.255\"],\n   \"peer\": {\"domain_uuid\":"
+	    " \"D2\", \"name\": \"Mac Studio\", \"model\": \"Mac15,14\","
+	    " \"rdma_service\": true}}],\n"
+	    "  \"bridge\": {\"exists\": true, \"active\": false,"
+	    " \"members\": [\"en2\"]}},\n"
+	    " \"rdma\": {\"state\": \"enabled\", \"devices\": [{\"name\":"
+	    " \"rdma_en3\", \"interface\": \"en3\", \"port_state\": \"active\","
+	    " \"ipv4_gid\": true}]},\n"
+	    " \"memory\": {\"total_bytes\": 549755813888, \"free_ratio\": 0.42,"
+	    " \"gpu_wired_limit_bytes\": 0},\n"
+	    " \"power\": {\"source\": \"powermetrics\", \"system_watts\": 212.5},\n"
+	    " \"thermal\": {\"cpu_celsius\": 51.25, \"gpu_celsius\": null},\n"
+	    " \"errors\": [{\"source\": \"rdma_ctl\","
+	    " \"message\": \"timed out after 5 s\"}]\n}\n";
+	struct report *r = report_new();
+	const struct report_port *p = &r->thunderbolt.ports[0];
+
+	(void)state;
+	expect_ok(sample, r);
+	assert_true(r->collected_at == 1763782801.25);
+	assert_string_equal(r->node.hostname, "studio-1");
+	assert_string_equal(r->node.chip, "Apple M3 Ultra");
+	assert_string_equal(r->node.serial, "");
+	assert_true(r->node.boot_time == 1763000000.0);
+	assert_int_equal(r->thunderbolt.n_ports, 1);
+	assert_string_equal(p->receptacle, "2");
+	assert_int_equal(p->status, PORT_STATUS_CONNECTED);
+	assert_true(p->speed_gbps == 80.0);
+	assert_int_equal(p->n_ipv4, 1);
+	assert_string_equal(p->ipv4[0], "169.254.205.255");
+	assert_int_equal(p->has_peer, 1);
+	assert_string_equal(p->peer.name, "Mac Studio");
+	assert_int_equal(p->peer.rdma_service, TRI_TRUE);
+	assert_int_equal(r->thunderbolt.bridge.exists, TRI_TRUE);
+	assert_int_equal(r->thunderbolt.bridge.active, TRI_FALSE);
+	assert_int_equal(r->thunderbolt.bridge.n_members, 1);
+	assert_string_equal(r->thunderbolt.bridge.members[0], "en2");
+	assert_int_equal(r->rdma.state, RDMA_STATE_ENABLED);
+	assert_int_equal(r->rdma.n_devices, 1);
+	assert_int_equal(r->rdma.devices[0].port_state, RDMA_PORT_ACTIVE);
+	assert_int_equal(r->rdma.devices[0].ipv4_gid, TRI_TRUE);
+	assert_int_equal(r->memory.total_bytes, INT64_C(549755813888));
+	assert_int_equal(r->memory.gpu_wired_limit_bytes, 0);
+	assert_true(r->memory.free_bytes == REPORT_NULL_I64);
+	assert_true(r->memory.free_ratio == 0.42);
+	assert_string_equal(r->power.source, "powermetrics");
+	assert_true(r->power.system_watts == 212.5);
+	assert_true(isnan(r->power.cpu_watts));
+	assert_true(r->thermal.cpu_celsius == 51.25);
+	assert_true(isnan(r->thermal.gpu_celsius));
+	assert_int_equal(r->n_errors, 1);
+	assert_string_equal(r->errors[0].source, "rdma_ctl");
+	assert_string_equal(r->errors[0].message, "timed out after 5 s");
+	free(r);
+}
+
+static void
+test_int64_exact(void **state)
+{
+	static const int64_t vals[] = {
+		0, 1, INT64_C(549755813888), (INT64_C(1) << 53) - 1,
+		INT64_C(1) << 53, REPORT_BYTES_MAX - 16, REPORT_BYTES_MAX,
+	};
+	struct report *r = report_new(), *out = report_new();
+	char want[64], *json;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		report_init(r);
+		r->collected_at = 1;
+		r->memory.total_bytes = vals[i];
+		json = report_encode(r, 0);
+		assert_non_null(json);
+		snprintf(want, sizeof(want), "\"total_bytes\":%" PRId64 ",",
+		    vals[i]);
+		assert_non_null(strstr(json, want));
+		expect_ok(json, out);
+		assert_true(out->memory.total_bytes == vals[i]);
+		free(json);
+	}
+	expect_ok(HDR ",\"memory\":{\"total_bytes\":9007199254740992}}", out);
+	assert_true(out->memory.total_bytes == INT64_C(9007199254740992));
+	expect_ok(HDR ",\"memory\":{\"total_bytes\":5.49755813888e11}}", out);
+	assert_true(out->memory.total_bytes == INT64_C(549755813888));
+	free(r);
+	free(out);
+}
+
+static void
+test_doubles_exact(void **state)
+{
+	static const double vals[] = {
+		0.1 + 0.2, 1.0 / 3.0, 5e-324, 2.2250738585072014e-308,
+		999.9999999999999, 0.0, 1000.0, 123456.789e-3,
+	};
+	struct report *r = report_new();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		report_init(r);
+		r->collected_at = 1e10 + vals[i];
+		r->thunderbolt.n_ports = 1;
+		report_port_init(&r->thunderbolt.ports[0]);
+		r->thunderbolt.ports[0].speed_gbps = vals[i];
+		r->memory.free_ratio = vals[i] / 1000.0;
+		r->thermal.cpu_celsius = -vals[i] / 10.0;
+		round_trip(r, 0);
+	}
+	free(r);
+}
+
+static void
+test_encode_clamps_bad_structs(void **state)
+{
+	struct report *r = report_new(), *out = report_new();
+	char *json;
+	int i;
+
+	(void)state;
+	r->collected_at = INFINITY;
+	r->thunderbolt.n_ports = 40;
+	for (i = 0; i < REPORT_PORTS_MAX; i++)
+		report_port_init(&r->thunderbolt.ports[i]);
+	r->thunderbolt.ports[0].status = (enum port_status)7;
+	r->rdma.state = (enum rdma_state)-3;
+	memset(r->node.hostname, 'h', sizeof(r->node.hostname));
+	r->power.cpu_watts = -INFINITY;
+	for (i = 0; i < 40; i++)
+		report_add_error(r, "collector", "error %d", i);
+	r->n_errors = 100;
+	json = report_encode(r, 0);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"collected_at\":null,"));
+	assert_non_null(strstr(json, "\"cpu_watts\":null,"));
+	assert_non_null(strstr(json, "\"state\":\"unknown\","));
+	expect_ok(json, out);
+	assert_int_equal(out->thunderbolt.n_ports, REPORT_PORTS_MAX);
+	assert_int_equal(out->thunderbolt.ports[0].status, PORT_STATUS_UNKNOWN);
+	assert_int_equal(out->n_errors, REPORT_ERRORS_MAX);
+	assert_string_equal(out->errors[31].source, "agent");
+	assert_int_equal(strlen(out->node.hostname), REPORT_STR_MAX);
+	assert_int_equal(strspn(out->node.hostname, "h"), REPORT_STR_MAX);
+	free(json);
+	free(r);
+	free(out);
+}
+
+static void
+test_enum_names(void **state)
+{
+	struct report *r = report_new(), *out = report_new();
+	char want[64], *json;
+	int v;
+
+	(void)state;
+	r->collected_at = 1;
+	r->thunderbolt.n_ports = 1;
+	report_port_init(&r->thunderbolt.ports[0]);
+	r->rdma.n_devices = 1;
+	report_rdma_device_init(&r->rdma.devices[0]);
+	for (v = 0; v < 3; v++) {
+		r->thunderbolt.ports[0].status = (enum port_status)v;
+		r->rdma.state = (enum rdma_state)v;
+		r->rdma.devices[0].port_state = (enum rdma_port_state)v;
+		json = report_encode(r, 0);
+		assert_non_null(json);
+		snprintf(want, sizeof(want), "\"status\":\"%s\"",
+		    report_port_status_str((enum port_status)v));
+		assert_non_null(strstr(json, want));
+		snprintf(want, sizeof(want), "\"state\":\"%s\"",
+		    report_rdma_state_str((enum rdma_state)v));
+		assert_non_null(strstr(json, want));
+		snprintf(want, sizeof(want), "\"port_state\":\"%s\"",
+		    report_rdma_port_state_str((enum rdma_port_state)v));
+		assert_non_null(strstr(json, want));
+		expect_ok(json, out);
+		assert_memory_equal(r, out, sizeof(*r));
+		free(json);
+	}
+	free(r);
+	free(out);
+}
+
+struct bad {
+	const char *json;
+	const char *want;
+};
+
+static const struct bad bad_cases[] = {
+	{ "{\"collected_at\":1}", "schema: missing" },
+	{ "{\"schema\":\"tbmesh.report/2\",\"collected_at\":1}",
+	    "schema: expected \"tbmesh.report/1\"" },
+	{ "{\"schema\":1,\"collected_at\":1}",
+	    "schema: expected \"tbmesh.report/1\"" },
+	{ "{\"schema\":\"tbmesh.report/1\"}", "collected_at: missing" },
+	{ "{\"schema\":\"tbmesh.report/1\",\"collected_at\":\"now\"}",
+	    "collected_at: must be a number or null" },
+	{ "{\"schema\":\"tbmesh.report/1\",\"collected_at\":-1}",
+	    "collected_at: -1 is out of range 0..1e+11" },
+	{ "{\"schema\":\"tbmesh.report/1\",\"collected_at\":1e12}",
+	    "collected_at: 1e+12 is out of range 0..1e+11" },
+	{ HDR ",\"node\":[]}", "node: must be an object or null" },
+	{ HDR ",\"node\":{\"hostname\":42}}",
+	    "node.hostname: must be a string or null" },
+	{ HDR ",\"node\":{\"serial\":\"\"}}", "node.serial: empty string" },
+	{ HDR ",\"node\":{\"boot_time\":-5}}",
+	    "node.boot_time: -5 is out of range 0..1e+11" },
+	{ HDR ",\"thunderbolt\":\"x\"}", "thunderbolt: must be an object or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":{}}}",
+	    "thunderbolt.ports: must be an array or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[1]}}",
+	    "thunderbolt.ports[0]: must be an object" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{},{},{\"speed_gbps\":1e9}]}}",
+	    "thunderbolt.ports[2].speed_gbps: 1e+09 is out of range 0..1000" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"speed_gbps\":-1}]}}",
+	    "thunderbolt.ports[0].speed_gbps: -1 is out of range 0..1000" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"receptacle\":2}]}}",
+	    "thunderbolt.ports[0].receptacle: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"status\":\"bogus\"}]}}",
+	    "thunderbolt.ports[0].status: \"bogus\" is not one of \"unknown\", "
+	    "\"connected\", \"empty\"" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"status\":1}]}}",
+	    "thunderbolt.ports[0].status: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"status\":true}]}}",
+	    "thunderbolt.ports[0].status: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{},{\"ipv4\":[\"169.254.1.1\","
+	    "\"300.1.1.1\"]}]}}",
+	    "thunderbolt.ports[1].ipv4[1]: \"300.1.1.1\" is not a dotted-quad" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":[\"169.254.1.1/16\"]}]}}",
+	    "thunderbolt.ports[0].ipv4[0]: \"169.254.1.1/16\" is not a dotted-quad" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":[\"fe80::1\"]}]}}",
+	    "thunderbolt.ports[0].ipv4[0]: \"fe80::1\" is not a dotted-quad" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":[null]}]}}",
+	    "thunderbolt.ports[0].ipv4[0]: must be a string" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":[\"255.255.255.255.1\"]}]}}",
+	    "thunderbolt.ports[0].ipv4[0]: longer than 15 bytes" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":\"169.254.1.1\"}]}}",
+	    "thunderbolt.ports[0].ipv4: must be an array or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":5}]}}",
+	    "thunderbolt.ports[0].peer: must be an object or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":{\"rdma_service\":\"yes\"}}]}}",
+	    "thunderbolt.ports[0].peer.rdma_service: must be true, false or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":{\"name\":7}}]}}",
+	    "thunderbolt.ports[0].peer.name: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"bridge\":[]}}",
+	    "thunderbolt.bridge: must be an object or null" },
+	{ HDR ",\"thunderbolt\":{\"bridge\":{\"exists\":1}}}",
+	    "thunderbolt.bridge.exists: must be true, false or null" },
+	{ HDR ",\"thunderbolt\":{\"bridge\":{\"members\":[\"en2\",1]}}}",
+	    "thunderbolt.bridge.members[1]: must be a string" },
+	{ HDR ",\"thunderbolt\":{\"bridge\":{\"members\":[\"\"]}}}",
+	    "thunderbolt.bridge.members[0]: empty string" },
+	{ HDR ",\"rdma\":{\"state\":\"on\"}}",
+	    "rdma.state: \"on\" is not one of \"unknown\", \"enabled\", "
+	    "\"disabled\"" },
+	{ HDR ",\"rdma\":{\"devices\":[{\"port_state\":\"PORT_ACTIVE\"}]}}",
+	    "rdma.devices[0].port_state: \"PORT_ACTIVE\" is not one of" },
+	{ HDR ",\"rdma\":{\"devices\":[{\"ipv4_gid\":0}]}}",
+	    "rdma.devices[0].ipv4_gid: must be true, false or null" },
+	{ HDR ",\"rdma\":{\"devices\":[[]]}}", "rdma.devices[0]: must be an object" },
+	{ HDR ",\"memory\":\"lots\"}", "memory: must be an object or null" },
+	{ HDR ",\"memory\":{\"total_bytes\":\"16\"}}",
+	    "memory.total_bytes: must be a number or null" },
+	{ HDR ",\"memory\":{\"compressed_bytes\":true}}",
+	    "memory.compressed_bytes: must be a number or null" },
+	{ HDR ",\"memory\":{\"free_bytes\":-1}}",
+	    "memory.free_bytes: -1 is out of range 0..72057594037927936" },
+	{ HDR ",\"memory\":{\"wired_bytes\":1e17}}",
+	    "memory.wired_bytes: 100000000000000000 is out of range "
+	    "0..72057594037927936" },
+	{ HDR ",\"memory\":{\"inactive_bytes\":1e300}}",
+	    "memory.inactive_bytes: 1e+300 is out of range" },
+	{ HDR ",\"memory\":{\"swap_used_bytes\":72057594037927952}}",
+	    "memory.swap_used_bytes: 72057594037927952 is out of range" },
+	{ HDR ",\"memory\":{\"active_bytes\":1.5}}",
+	    "memory.active_bytes: 1.5 is not an integer" },
+	{ HDR ",\"memory\":{\"free_ratio\":1.5}}",
+	    "memory.free_ratio: 1.5 is out of range 0..1" },
+	{ HDR ",\"memory\":{\"free_ratio\":-0.1}}",
+	    "memory.free_ratio: -0.1 is out of range 0..1" },
+	{ HDR ",\"power\":{\"source\":7}}", "power.source: must be a string or null" },
+	{ HDR ",\"power\":{\"cpu_watts\":-1}}",
+	    "power.cpu_watts: -1 is out of range 0..100000" },
+	{ HDR ",\"power\":{\"gpu_watts\":1e6}}",
+	    "power.gpu_watts: 1e+06 is out of range 0..100000" },
+	{ HDR ",\"thermal\":{\"cpu_celsius\":-273.15}}",
+	    "thermal.cpu_celsius: -273.15 is out of range -100..200" },
+	{ HDR ",\"thermal\":{\"gpu_celsius\":1e999}}",
+	    "thermal.gpu_celsius: inf is out of range -100..200" },
+	{ HDR ",\"errors\":{}}", "errors: must be an array or null" },
+	{ HDR ",\"errors\":[\"x\"]}", "errors[0]: must be an object" },
+	{ HDR ",\"errors\":[{\"source\":\"a\",\"message\":\"b\"},"
+	    "{\"source\":\"a\",\"message\":5}]}",
+	    "errors[1].message: must be a string or null" },
+};
+
+static void
+test_validation_errors(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+		expect_error(bad_cases[i].json, bad_cases[i].want);
+}
+
+static void
+test_length_limits(void **state)
+{
+	struct report *r = report_new();
+	char *s;
+
+	(void)state;
+	s = long_string(HDR ",\"node\":{\"hostname\":", REPORT_STR_MAX, "}}");
+	expect_ok(s, r);
+	assert_int_equal(strlen(r->node.hostname), REPORT_STR_MAX);
+	free(s);
+	s = long_string(HDR ",\"node\":{\"hostname\":", REPORT_STR_MAX + 1, "}}");
+	expect_error(s, "node.hostname: longer than 255 bytes");
+	free(s);
+	s = long_string(HDR ",\"node\":{\"hostname\":", 500000, "}}");
+	expect_error(s, "node.hostname: longer than 255 bytes");
+	free(s);
+	s = long_string(HDR ",\"errors\":[{\"source\":", REPORT_ERRSRC_MAX + 1, "}]}");
+	expect_error(s, "errors[0].source: longer than 31 bytes");
+	free(s);
+	s = long_string(HDR ",\"errors\":[{},{\"message\":", REPORT_ERRMSG_MAX + 1,
+	    "}]}");
+	expect_error(s, "errors[1].message: longer than 255 bytes");
+	free(s);
+	free(r);
+}
+
+static void
+test_array_limits(void **state)
+{
+	struct report *r = report_new();
+	char *s;
+
+	(void)state;
+	s = repeat(HDR ",\"thunderbolt\":{\"ports\":[", "{}", REPORT_PORTS_MAX, "]}}");
+	expect_ok(s, r);
+	assert_int_equal(r->thunderbolt.n_ports, REPORT_PORTS_MAX);
+	assert_true(isnan(r->thunderbolt.ports[15].speed_gbps));
+	free(s);
+	s = repeat(HDR ",\"thunderbolt\":{\"ports\":[", "{}", 17, "]}}");
+	expect_error(s, "thunderbolt.ports: more than 16 entries");
+	free(s);
+	s = repeat(HDR ",\"thunderbolt\":{\"ports\":[{\"ipv4\":[", "\"10.0.0.1\"",
+	    9, "]}]}}");
+	expect_error(s, "thunderbolt.ports[0].ipv4: more than 8 entries");
+	free(s);
+	s = repeat(HDR ",\"thunderbolt\":{\"bridge\":{\"members\":[", "\"en2\"",
+	    17, "]}}}");
+	expect_error(s, "thunderbolt.bridge.members: more than 16 entries");
+	free(s);
+	s = repeat(HDR ",\"rdma\":{\"devices\":[", "{}", 17, "]}}");
+	expect_error(s, "rdma.devices: more than 16 entries");
+	free(s);
+	s = repeat(HDR ",\"errors\":[", "{}", 33, "]}");
+	expect_error(s, "errors: more than 32 entries");
+	free(s);
+	free(r);
+}
+
+/* Every proper prefix fails; each is decoded from an unterminated copy. */
+static void
+test_truncated(void **state)
+{
+	struct report *r = report_new(), *out = report_new();
+	char err[256], *json, *buf;
+	size_t len, n;
+
+	(void)state;
+	fill_full(r);
+	json = report_encode(r, 0);
+	assert_non_null(json);
+	len = strlen(json);
+	for (n = 0; n < len; n++) {
+		buf = malloc(n > 0 ? n : 1);
+		assert_non_null(buf);
+		memcpy(buf, json, n);
+		assert_int_equal(report_decode(buf, n, out, err, sizeof(err)), -1);
+		if (strncmp(err, n == 0 ? "empty input" : "invalid JSON near byte",
+		    12) != 0)
+			fail_msg("prefix %zu: %s", n, err);
+		free(buf);
+	}
+	buf = malloc(len);
+	assert_non_null(buf);
+	memcpy(buf, json, len);
+	assert_int_equal(report_decode(buf, len, out, err, sizeof(err)), 0);
+	assert_memory_equal(r, out, sizeof(*r));
+	free(buf);
+	free(json);
+	free(r);
+	free(out);
+}
+
+static void
+test_not_an_object(void **state)
+{
+	(void)state;
+	expect_error("[]", "the top level must be a JSON object");
+	expect_error("42", "the top level must be a JSON object");
+	expect_error("\"tbmesh.report/1\"", "the top level must be a JSON object");
+	expect_error(" null ", "the top level must be a JSON object");
+	expect_error("", "empty input");
+	expect_error("{\"schema\":", "invalid JSON near byte");
+	expect_error("{\"schema\":\"tbmesh.report/1\",\"collected_at\":1,}",
+	    "invalid JSON near byte");
+}
+
+/* Nesting deeper than cJSON's limit is refused, not a stack overflow. */
+static void
+test_deep_nesting(void **state)
+{
+	struct report *r = report_new();
+	size_t n = 200000;
+	char err[256], *buf = malloc(n);
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, '[', n);
+	assert_int_equal(report_decode(buf, n, r, err, sizeof(err)), -1);
+	assert_int_equal(strncmp(err, "invalid JSON near byte", 22), 0);
+	memset(buf, '{', 1);
+	assert_int_equal(report_decode(buf, n, r, err, sizeof(err)), -1);
+	free(buf);
+	free(r);
+}
+
+static void
+test_trailing_data(void **state)
+{
+	static const char ok_nul[] = HDR "}\n";
+	struct report *r = report_new();
+	char err[256];
+
+	(void)state;
+	expect_error(HDR "}x", "unexpected data after the JSON value at byte");
+	expect_error(HDR "}{}", "unexpected data after the JSON value at byte");
+	expect_ok(HDR "} \r\n\t", r);
+	assert_true(r->collected_at == 1.0);
+	/* A length that counts the terminating NUL is accepted. */
+	assert_int_equal(report_decode(ok_nul, sizeof(ok_nul), r, err,
+	    sizeof(err)), 0);
+	free(r);
+}
+
+static void
+test_oversized_input(void **state)
+{
+	static const char head[] = HDR "}";
+	struct report *r = report_new();
+	char err[256], *buf;
+
+	(void)state;
+	buf = malloc(REPORT_JSON_MAX + 1);
+	assert_non_null(buf);
+	memset(buf, ' ', REPORT_JSON_MAX + 1);
+	memcpy(buf, head, sizeof(head) - 1);
+	assert_int_equal(report_decode(buf, REPORT_JSON_MAX, r, err, sizeof(err)), 0);
+	assert_int_equal(report_decode(buf, REPORT_JSON_MAX + 1, r, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err,
+	    "input of 1048577 bytes is over the limit of 1048576");
+	free(buf);
+	free(r);
+}
+
+static void
+test_unknown_fields_ignored(void **state)
+{
+	struct report *r = report_new();
+
+	(void)state;
+	expect_ok("{\"schema\":\"tbmesh.report/1\",\"future\":{\"a\":[1,2,{}]},"
+	    "\"collected_at\":2.5,\"node\":{\"hostname\":\"h\",\"new\":1},"
+	    "\"thunderbolt\":{\"ports\":[{\"status\":\"empty\",\"lanes\":2,"
+	    "\"peer\":{\"name\":\"p\",\"extra\":null}}],\"bridge\":{\"mtu\":9000}},"
+	    "\"rdma\":{\"devices\":[{\"name\":\"rdma_en3\",\"gid\":\"x\"}]},"
+	    "\"memory\":{\"total_bytes\":4096,\"purgeable_bytes\":1},"
+	    "\"errors\":[{\"source\":\"s\",\"message\":\"m\",\"code\":3}],"
+	    "\"zzz\":\"\"}", r);
+	assert_true(r->collected_at == 2.5);
+	assert_string_equal(r->node.hostname, "h");
+	assert_int_equal(r->thunderbolt.n_ports, 1);
+	assert_int_equal(r->thunderbolt.ports[0].status, PORT_STATUS_EMPTY);
+	assert_int_equal(r->thunderbolt.ports[0].has_peer, 1);
+	assert_string_equal(r->thunderbolt.ports[0].peer.name, "p");
+	assert_int_equal(r->thunderbolt.bridge.n_members, -1);
+	assert_string_equal(r->rdma.devices[0].name, "rdma_en3");
+	assert_int_equal(r->memory.total_bytes, 4096);
+	assert_int_equal(r->n_errors, 1);
+	assert_string_equal(r->errors[0].message, "m");
+	free(r);
+}
+
+/* Absent and explicitly null sections both decode to report_init(). */
+static void
+test_missing_and_null_sections(void **state)
+{
+	struct report *want = report_new(), *r = report_new();
+
+	(void)state;
+	want->collected_at = 7;
+	expect_ok("{\"collected_at\":7,\"schema\":\"tbmesh.report/1\"}", r);
+	assert_memory_equal(want, r, sizeof(*r));
+	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
+	    "\"node\":null,\"thunderbolt\":null,\"rdma\":null,\"memory\":null,"
+	    "\"power\":null,\"thermal\":null,\"errors\":null}", r);
+	assert_memory_equal(want, r, sizeof(*r));
+	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
+	    "\"node\":{},\"thunderbolt\":{\"ports\":null,\"bridge\":{}},"
+	    "\"rdma\":{\"state\":null,\"devices\":null},\"memory\":{},"
+	    "\"errors\":[]}", r);
+	assert_memory_equal(want, r, sizeof(*r));
+	/* A port or device with no fields equals a freshly initialised one. */
+	expect_ok(HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":null}]},"
+	    "\"rdma\":{\"devices\":[{}]}}", r);
+	want->collected_at = 1;
+	want->thunderbolt.n_ports = 1;
+	report_port_init(&want->thunderbolt.ports[0]);
+	want->rdma.n_devices = 1;
+	report_rdma_device_init(&want->rdma.devices[0]);
+	assert_memory_equal(want, r, sizeof(*r));
+	free(want);
+	free(r);
+}
+
+static void
+test_err_buffer(void **state)
+{
+	struct report *r = report_new();
+	static const char bad[] = HDR ",\"memory\":{\"free_bytes\":-1}}";
+	char err[8];
+
+	(void)state;
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(report_decode(bad, strlen(bad), r, err, sizeof(err)), -1);
+	assert_string_equal(err, "memory.");
+	assert_int_equal(report_decode(bad, strlen(bad), r, NULL, 0), -1);
+	assert_int_equal(report_decode(NULL, 0, r, err, sizeof(err)), -1);
+	assert_string_equal(err, "empty i");
+	free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_full),
+		cmocka_unit_test(test_encode_full_layout),
+		cmocka_unit_test(test_all_null),
+		cmocka_unit_test(test_decode_design_sample),
+		cmocka_unit_test(test_int64_exact),
+		cmocka_unit_test(test_doubles_exact),
+		cmocka_unit_test(test_encode_clamps_bad_structs),
+		cmocka_unit_test(test_enum_names),
+		cmocka_unit_test(test_validation_errors),
+		cmocka_unit_test(test_length_limits),
+		cmocka_unit_test(test_array_limits),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_not_an_object),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_trailing_data),
+		cmocka_unit_test(test_oversized_input),
+		cmocka_unit_test(test_unknown_fields_ignored),
+		cmocka_unit_test(test_missing_and_null_sections),
+		cmocka_unit_test(test_err_buffer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
