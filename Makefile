@@ -115,10 +115,13 @@ install: $(PROGRAMS)
 	install -m 0755 $(B)/tbagentd $(DESTDIR)$(SBINDIR)/tbagentd
 	install -m 0644 man/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbagentd.8
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
+	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
+	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
 	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
+	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:

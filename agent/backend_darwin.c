@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "darwin_join.h"
 #include "darwin_parse.h"
 #include "macos_json.h"
 #include "runcmd.h"

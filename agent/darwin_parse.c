@@ -2,7 +2,8 @@
  * Text parsers for the darwin collector: networksetup, ifconfig, rdma_ctl,
  * ibv_devices, ibv_devinfo, vm_stat, memory_pressure, sysctl, sw_vers,
  * hostname and powermetrics.  See darwin_parse.h for the contracts and
- * tests/fixtures/macos/ for what the commands print.
+ * tests/fixtures/macos/ for what the commands print; darwin_join.c puts
+ * the parsed pieces into the report.
  *
  * Everything reads the text a line at a time into a fixed buffer; a line
  * too long for it is seen as empty, which no parser takes for data.
@@ -73,9 +74,9 @@ trim(char *s)
 	return s;
 }
 
-/* Past prefix when s starts with it, else NULL. */
-static const char *
-skip_prefix(const char *s, const char *prefix)
+/* Shared with darwin_join.c, as is darwin_valid_ifname(). */
+const char *
+darwin_skip_prefix(const char *s, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
@@ -147,9 +148,8 @@ parse_decimal(const char *s, double *v, const char **end)
 	return 0;
 }
 
-/* An interface name as macOS has them: "en3", "bridge0". */
-static int
-valid_ifname(const char *s)
+int
+darwin_valid_ifname(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -191,7 +191,7 @@ valid_ipv4(const char *s)
 static const char *
 tb_receptacle(const char *port)
 {
-	const char *n = skip_prefix(port, "Thunderbolt ");
+	const char *n = darwin_skip_prefix(port, "Thunderbolt ");
 	size_t len;
 
 	if (n == NULL)
@@ -212,15 +212,15 @@ darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err, siz
 	memset(hp, 0, sizeof(*hp));
 	while (next_line(&p, line, sizeof(line))) {
 		char *l = trim(line);
-		if ((v = skip_prefix(l, "Hardware Port:")) != NULL) {
+		if ((v = darwin_skip_prefix(l, "Hardware Port:")) != NULL) {
 			report_strset(port, sizeof(port), v + strspn(v, " "));
 			seen++;
 			continue;
 		}
-		if ((v = skip_prefix(l, "Device:")) == NULL || port[0] == '\0')
+		if ((v = darwin_skip_prefix(l, "Device:")) == NULL || port[0] == '\0')
 			continue;
 		v += strspn(v, " ");
-		if (!valid_ifname(v))
+		if (!darwin_valid_ifname(v))
 			continue;
 		if (strcmp(port, "Thunderbolt Bridge") == 0) {
 			report_strset(hp->bridge, sizeof(hp->bridge), v);
@@ -257,10 +257,10 @@ ifconfig_header(char *line, struct darwin_ifconfig *ifc)
 {
 	char *colon = strchr(line, ':'), *lt, *gt, *flag, *save = NULL;
 
-	if (colon == NULL || skip_prefix(colon, ": flags=") == NULL)
+	if (colon == NULL || darwin_skip_prefix(colon, ": flags=") == NULL)
 		return -1;
 	*colon = '\0';
-	if (!valid_ifname(line))
+	if (!darwin_valid_ifname(line))
 		return -1;
 	report_strset(ifc->name, sizeof(ifc->name), line);
 	lt = strchr(colon + 1, '<');
@@ -296,19 +296,19 @@ ifconfig_line(const char *l, struct darwin_ifconfig *ifc)
 	char word[64];
 	const char *v;
 
-	if ((v = skip_prefix(l, "inet ")) != NULL) {
+	if ((v = darwin_skip_prefix(l, "inet ")) != NULL) {
 		if (first_word(v, word, sizeof(word)) == -1 || !valid_ipv4(word))
 			return 0;
 		if (ifc->n_ipv4 == REPORT_IPV4_MAX)
 			return 1;
 		report_strset(ifc->ipv4[ifc->n_ipv4++], sizeof(report_ipv4), word);
-	} else if ((v = skip_prefix(l, "member:")) != NULL) {
-		if (first_word(v, word, sizeof(word)) == -1 || !valid_ifname(word))
+	} else if ((v = darwin_skip_prefix(l, "member:")) != NULL) {
+		if (first_word(v, word, sizeof(word)) == -1 || !darwin_valid_ifname(word))
 			return 0;
 		if (ifc->n_members == REPORT_MEMBERS_MAX)
 			return 1;
 		report_strset(ifc->members[ifc->n_members++], DARWIN_IFNAME_MAX, word);
-	} else if ((v = skip_prefix(l, "status:")) != NULL) {
+	} else if ((v = darwin_skip_prefix(l, "status:")) != NULL) {
 		if (first_word(v, word, sizeof(word)) == -1)
 			return 0;
 		if (strcmp(word, "active") == 0)
@@ -406,9 +406,10 @@ darwin_parse_ibv_devices(const char *text, struct darwin_ibv_devices *d, char *e
 	while (next_line(&p, line, sizeof(line))) {
 		if (*(l = trim(line)) == '\0')
 			continue;
-		if (state == 0 && skip_prefix(l, "device") != NULL && strstr(l, "GUID") != NULL) {
+		if (state == 0 && darwin_skip_prefix(l, "device") != NULL &&
+		    strstr(l, "GUID") != NULL) {
 			state = 1;
-		} else if (state == 1 && skip_prefix(l, "------") != NULL) {
+		} else if (state == 1 && darwin_skip_prefix(l, "------") != NULL) {
 			state = 2;
 		} else if (state == 2 && d->n == REPORT_DEVICES_MAX) {
 			extra++;
@@ -460,7 +461,7 @@ ipv4_gid(const char *l)
 
 	if (v == NULL || first_word(v + 2, word, sizeof(word)) == -1)
 		return 0;
-	v = skip_prefix(word, "::ffff:");
+	v = darwin_skip_prefix(word, "::ffff:");
 	return v != NULL && valid_ipv4(v);
 }
 
@@ -470,11 +471,11 @@ ibv_devinfo_line(const char *l, struct darwin_ibv_port *cur, int *ports)
 {
 	const char *v;
 
-	if (skip_prefix(l, "port:") != NULL)
+	if (darwin_skip_prefix(l, "port:") != NULL)
 		(*ports)++;
-	else if ((v = skip_prefix(l, "state:")) != NULL && *ports <= 1)
+	else if ((v = darwin_skip_prefix(l, "state:")) != NULL && *ports <= 1)
 		cur->state = ibv_port_state(v);
-	else if (skip_prefix(l, "GID[") != NULL && cur->ipv4_gid != TRI_TRUE)
+	else if (darwin_skip_prefix(l, "GID[") != NULL && cur->ipv4_gid != TRI_TRUE)
 		cur->ipv4_gid = ipv4_gid(l) ? TRI_TRUE : TRI_FALSE;
 }
 
@@ -490,7 +491,7 @@ darwin_parse_ibv_devinfo(const char *text, struct darwin_ibv_devinfo *info, char
 	memset(info, 0, sizeof(*info));
 	while (next_line(&p, line, sizeof(line))) {
 		l = trim(line);
-		if ((v = skip_prefix(l, "hca_id:")) == NULL) {
+		if ((v = darwin_skip_prefix(l, "hca_id:")) == NULL) {
 			if (cur != NULL)
 				ibv_devinfo_line(l, cur, &ports);
 			continue;
@@ -907,12 +908,12 @@ darwin_parse_powermetrics(const char *text, struct report_power *power, char *er
 
 	while (next_line(&p, line, sizeof(line)) && samples < 2) {
 		char *l = trim(line);
-		if (skip_prefix(l, "*** Sampled") != NULL) {
+		if (darwin_skip_prefix(l, "*** Sampled") != NULL) {
 			samples++;
 			continue;
 		}
 		for (size_t i = 0; i < 4; i++) {
-			if ((v = skip_prefix(l, labels[i])) == NULL || !isnan(w[i]))
+			if ((v = darwin_skip_prefix(l, labels[i])) == NULL || !isnan(w[i]))
 				continue;
 			if (milliwatts(v, &w[i]) == -1 && bad[0] == '\0')
 				report_strset(bad, sizeof(bad), labels[i]);
@@ -932,95 +933,4 @@ darwin_parse_powermetrics(const char *text, struct report_power *power, char *er
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * Joining the pieces
- */
-
-void
-darwin_join_interfaces(struct report_thunderbolt *tb, const struct darwin_hwports *hp)
-{
-	for (int i = 0; i < tb->n_ports; i++) {
-		struct report_port *p = &tb->ports[i];
-		for (int j = 0; j < hp->n; j++) {
-			if (p->receptacle[0] != '\0' &&
-			    strcmp(p->receptacle, hp->tb[j].receptacle) == 0) {
-				REPORT_SET(p->interface, hp->tb[j].device);
-				break;
-			}
-		}
-	}
-}
-
-int
-darwin_join_ifconfig(struct report_thunderbolt *tb, const struct darwin_ifconfig *ifc)
-{
-	for (int i = 0; i < tb->n_ports; i++) {
-		struct report_port *p = &tb->ports[i];
-		if (p->interface[0] == '\0' || strcmp(p->interface, ifc->name) != 0)
-			continue;
-		p->n_ipv4 = ifc->n_ipv4;
-		for (int j = 0; j < ifc->n_ipv4; j++)
-			REPORT_SET(p->ipv4[j], ifc->ipv4[j]);
-		return 0;
-	}
-	return -1;
-}
-
-void
-darwin_join_bridge(struct report_bridge *b, const struct darwin_ifconfig *ifc)
-{
-	b->exists = TRI_TRUE;
-	b->active = ifc->active;
-	b->n_members = ifc->n_members;
-	for (int i = 0; i < ifc->n_members; i++)
-		REPORT_SET(b->members[i], ifc->members[i]);
-}
-
-int
-darwin_rdma_interface(const char *dev, char *ifname, size_t n)
-{
-	const char *v = skip_prefix(dev, "rdma_");
-
-	if (v == NULL || !valid_ifname(v) || strlen(v) >= n)
-		return -1;
-	report_strset(ifname, n, v);
-	return 0;
-}
-
-static const struct darwin_ibv_port *
-devinfo_find(const struct darwin_ibv_devinfo *info, const char *name)
-{
-	for (int i = 0; info != NULL && i < info->n; i++)
-		if (strcmp(info->dev[i].name, name) == 0)
-			return &info->dev[i];
-	return NULL;
-}
-
-void
-darwin_join_rdma(struct report_rdma *rd, const struct darwin_ibv_devices *devs,
-    const struct darwin_ibv_devinfo *info)
-{
-	const struct darwin_ibv_port *port;
-	char ifname[DARWIN_IFNAME_MAX];
-	int n;
-
-	if (devs == NULL && info == NULL)
-		return;
-	n = devs != NULL ? devs->n : info->n;
-	rd->n_devices = 0;
-	for (int i = 0; i < n && i < REPORT_DEVICES_MAX; i++) {
-		const char *name = devs != NULL ? devs->name[i] : info->dev[i].name;
-		struct report_rdma_device *d = &rd->devices[rd->n_devices++];
-
-		report_rdma_device_init(d);
-		REPORT_SET(d->name, name);
-		if (darwin_rdma_interface(name, ifname, sizeof(ifname)) == 0)
-			REPORT_SET(d->interface, ifname);
-		if ((port = devinfo_find(info, name)) != NULL) {
-			d->port_state = port->state;
-			d->ipv4_gid = port->ipv4_gid;
-		}
-	}
 }

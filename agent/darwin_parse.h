@@ -13,9 +13,7 @@
  * Real output ends with a newline; a last line without one was cut short
  * and is ignored, so that a truncated "Device: en12" never reads as "en1".
  *
- * The darwin_join_* functions put the parsed pieces into the report: the
- * receptacle -> enX mapping from networksetup, IPv4 addresses from ifconfig,
- * rdma_enX -> enX.
+ * darwin_join.h puts the parsed pieces into the report.
  */
 #ifndef TBMESH_DARWIN_PARSE_H
 #define TBMESH_DARWIN_PARSE_H
@@ -176,30 +174,17 @@ int darwin_parse_powermetrics(const char *text, struct report_power *power, char
     size_t errlen);
 
 /*
- * Set the interface of each port from networksetup: receptacle N is
- * "Thunderbolt N".  Ports without a match keep theirs ("" null).
+ * Helpers the parsers share with darwin_join.c.
  */
-void darwin_join_interfaces(struct report_thunderbolt *tb, const struct darwin_hwports *hp);
+
+/* Past prefix when s starts with it, else NULL. */
+const char *darwin_skip_prefix(const char *s, const char *prefix);
 
 /*
- * Give the port whose interface is ifc->name the addresses of ifc
- * (n_ipv4 0 when it has none).  Returns -1 when no port has that interface.
+ * 1 when s is an interface name as macOS has them ("en3", "bridge0"): a
+ * lower-case letter, then lower-case letters and digits, shorter than
+ * DARWIN_IFNAME_MAX; else 0.
  */
-int darwin_join_ifconfig(struct report_thunderbolt *tb, const struct darwin_ifconfig *ifc);
-
-/* The Thunderbolt Bridge from `ifconfig bridge0`: exists, active, members. */
-void darwin_join_bridge(struct report_bridge *b, const struct darwin_ifconfig *ifc);
-
-/* "rdma_en3" -> "en3".  -1 when dev is not "rdma_" and an interface name. */
-int darwin_rdma_interface(const char *dev, char *ifname, size_t n);
-
-/*
- * rd->devices from devs (ibv_devices), each with its interface, and its port
- * state and IPv4 GID from info when info (ibv_devinfo) is not NULL and lists
- * it.  When devs is NULL the devices are the ones info lists.  rd->state is
- * not touched.
- */
-void darwin_join_rdma(struct report_rdma *rd, const struct darwin_ibv_devices *devs,
-    const struct darwin_ibv_devinfo *info);
+int darwin_valid_ifname(const char *s);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * darwin_parse: each parser on the captured outputs (exact values), on
  * garbage, empty and truncated text (-1 or nothing parsed, never a wrong
- * value), and the joins: receptacle -> enX, addresses per port,
- * rdma_enX -> enX.
+ * value).  The bridge0 output is also joined into the report; the other
+ * joins are in test_darwin_join.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "darwin_join.h"
 #include "darwin_parse.h"
 
 #define assert_dbl(got, want) do {						\
@@ -712,87 +713,6 @@ test_powermetrics(void **state)
 	free(text);
 }
 
-static void
-test_join(void **state)
-{
-	(void)state;
-	struct report *r = report_fresh();
-	struct report_thunderbolt *tb = &r->thunderbolt;
-	struct darwin_hwports hp;
-	struct darwin_ifconfig ifc;
-	char err[128];
-	char *ns = fixture("networksetup-listallhardwareports-macbook.txt");
-	char *en3 = fixture("ifconfig-en3-linklocal.txt");
-
-	tb->n_ports = 3;
-	for (int i = 0; i < 3; i++)
-		report_port_init(&tb->ports[i]);
-	REPORT_SET(tb->ports[0].receptacle, "3");
-	REPORT_SET(tb->ports[1].receptacle, "2");
-	/* ports[2]: receptacle unknown, gets no interface */
-	assert_int_equal(darwin_parse_hwports(ns, &hp, err, sizeof(err)), 0);
-	darwin_join_interfaces(tb, &hp);
-	assert_string_equal(tb->ports[0].interface, "en2");
-	assert_string_equal(tb->ports[1].interface, "en6");
-	assert_string_equal(tb->ports[2].interface, "");
-
-	assert_int_equal(darwin_parse_ifconfig(en3, &ifc, err, sizeof(err)), 0);
-	assert_int_equal(darwin_join_ifconfig(tb, &ifc), -1);	/* no port on en3 */
-	REPORT_SET(ifc.name, "en6");
-	assert_int_equal(darwin_join_ifconfig(tb, &ifc), 0);
-	assert_int_equal(tb->ports[1].n_ipv4, 1);
-	assert_string_equal(tb->ports[1].ipv4[0], "169.254.205.255");
-	assert_int_equal(tb->ports[0].n_ipv4, -1);
-	ifc.n_ipv4 = 0;
-	REPORT_SET(ifc.name, "en2");
-	assert_int_equal(darwin_join_ifconfig(tb, &ifc), 0);
-	assert_int_equal(tb->ports[0].n_ipv4, 0);
-	free(ns);
-	free(en3);
-}
-
-static void
-test_join_rdma(void **state)
-{
-	(void)state;
-	struct report *r = report_fresh();
-	struct darwin_ibv_devices devs;
-	struct darwin_ibv_devinfo info;
-	char ifname[DARWIN_IFNAME_MAX], err[128];
-	char *list = fixture("ibv_devices-studio-enabled.txt");
-	char *active = fixture("ibv_devinfo-v-active.txt");
-
-	assert_int_equal(darwin_rdma_interface("rdma_en3", ifname, sizeof(ifname)), 0);
-	assert_string_equal(ifname, "en3");
-	assert_int_equal(darwin_rdma_interface("mlx5_0", ifname, sizeof(ifname)), -1);
-	assert_int_equal(darwin_rdma_interface("rdma_", ifname, sizeof(ifname)), -1);
-	assert_int_equal(darwin_rdma_interface("rdma_EN3", ifname, sizeof(ifname)), -1);
-	assert_int_equal(darwin_rdma_interface("rdma_en12", ifname, 4), -1);
-
-	assert_int_equal(darwin_parse_ibv_devices(list, &devs, err, sizeof(err)), 0);
-	assert_int_equal(darwin_parse_ibv_devinfo(active, &info, err, sizeof(err)), 0);
-	darwin_join_rdma(&r->rdma, &devs, &info);
-	assert_int_equal(r->rdma.n_devices, 6);
-	assert_string_equal(r->rdma.devices[0].name, "rdma_en2");
-	assert_string_equal(r->rdma.devices[0].interface, "en2");
-	assert_int_equal(r->rdma.devices[0].port_state, RDMA_PORT_ACTIVE);
-	assert_int_equal(r->rdma.devices[0].ipv4_gid, TRI_TRUE);
-	assert_string_equal(r->rdma.devices[2].interface, "en5");
-	assert_int_equal(r->rdma.devices[2].port_state, RDMA_PORT_UNKNOWN);
-	assert_int_equal(r->rdma.devices[2].ipv4_gid, TRI_NULL);
-	assert_int_equal(r->rdma.state, RDMA_STATE_UNKNOWN);	/* rdma_ctl's */
-
-	r = report_fresh();
-	darwin_join_rdma(&r->rdma, NULL, &info);
-	assert_int_equal(r->rdma.n_devices, 1);
-	assert_string_equal(r->rdma.devices[0].interface, "en2");
-	r = report_fresh();
-	darwin_join_rdma(&r->rdma, NULL, NULL);
-	assert_int_equal(r->rdma.n_devices, -1);
-	free(list);
-	free(active);
-}
-
 int
 main(void)
 {
@@ -816,8 +736,6 @@ main(void)
 		cmocka_unit_test(test_boottime),
 		cmocka_unit_test(test_hostname),
 		cmocka_unit_test(test_powermetrics),
-		cmocka_unit_test(test_join),
-		cmocka_unit_test(test_join_rdma),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
