@@ -8,7 +8,9 @@
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
 # Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
-# main.c) -> libagent.a; tests/unit/test_*.c -> one cmocka binary each.
+# main.c) -> libagent.a, controller/ctl_*.c -> libctl.a (tbctl's, which links
+# proto only), the other controller/*.c (but tbcontrollerd.c) ->
+# libcontroller.a; tests/unit/test_*.c -> one cmocka binary each.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -23,8 +25,10 @@ VERSION := 0.1.0
 UNAME_S := $(shell uname -s)
 
 AGENT_PKGS := libmicrohttpd libcurl libcjson
+CONTROLLER_PKGS := libmicrohttpd libcjson sqlite3 gnutls
+CTL_PKGS := libcurl libcjson
 TEST_PKGS := cmocka
-ALL_PKGS := $(AGENT_PKGS) $(TEST_PKGS)
+ALL_PKGS := $(sort $(AGENT_PKGS) $(CONTROLLER_PKGS) $(CTL_PKGS) $(TEST_PKGS))
 
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -46,26 +50,41 @@ endif
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent \
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
 	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
 AGENT_LIBS := $(call pkg_libs,$(AGENT_PKGS)) -lpthread -lm
-TEST_LIBS := $(call pkg_libs,$(TEST_PKGS))
+CONTROLLER_LIBS := $(call pkg_libs,$(CONTROLLER_PKGS)) -lpthread -lm
+CTL_LIBS := $(call pkg_libs,$(CTL_PKGS)) -lm
+TEST_LIBS := $(call pkg_libs,$(TEST_PKGS)) $(call pkg_libs,$(ALL_PKGS)) -lpthread -lm
 
 PROTO_SRC := $(sort $(wildcard proto/*.c))
 AGENT_SRC := $(sort $(filter-out agent/main.c,$(wildcard agent/*.c)))
+CTL_SRC := $(sort $(wildcard controller/ctl_*.c))
+CONTROLLER_SRC := $(sort $(filter-out controller/tbcontrollerd.c controller/tbctl.c \
+	$(CTL_SRC),$(wildcard controller/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(B)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/%.o)
+CTL_OBJ := $(CTL_SRC:%.c=$(B)/%.o)
+CONTROLLER_OBJ := $(CONTROLLER_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGRAMS := $(B)/tbagentd
+ifneq ($(wildcard controller/tbcontrollerd.c),)
+PROGRAMS += $(B)/tbcontrollerd
+endif
+ifneq ($(wildcard controller/tbctl.c),)
+PROGRAMS += $(B)/tbctl
+endif
+LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
-all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget
+all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
+	$(B)/tests/bench/bare204
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -77,17 +96,35 @@ $(B)/libproto.a: $(PROTO_OBJ)
 $(B)/libagent.a: $(AGENT_OBJ)
 	$(AR) rcs $@ $^
 
+$(B)/libcontroller.a: $(CONTROLLER_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/libctl.a: $(CTL_OBJ)
+	$(AR) rcs $@ $^
+
 $(B)/tbagentd: $(B)/agent/main.o $(B)/libagent.a $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(AGENT_LIBS)
 
-$(B)/tests/%: $(B)/tests/unit/%.o $(B)/libagent.a $(B)/libproto.a
+$(B)/tbcontrollerd: $(B)/controller/tbcontrollerd.o $(B)/libcontroller.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONTROLLER_LIBS)
+
+$(B)/tbctl: $(B)/controller/tbctl.o $(B)/libctl.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CTL_LIBS)
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(LIBS_ALL)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS) $(AGENT_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS)
 
 
 # Installs what is missing (apt-get or brew), then builds and runs everything.
 $(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl)
+
+$(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl libcjson) -lm
+
+$(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libmicrohttpd) -lpthread
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -111,15 +148,20 @@ deps:
 	@packaging/deps.sh --check >/dev/null 2>&1 || packaging/deps.sh
 
 install: $(PROGRAMS)
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)
-	install -m 0755 $(B)/tbagentd $(DESTDIR)$(SBINDIR)/tbagentd
-	install -m 0644 man/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbagentd.8
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+	install -m 0755 $(B)/tbagentd $(B)/tbcontrollerd $(DESTDIR)$(SBINDIR)/
+	install -m 0755 $(B)/tbctl $(DESTDIR)$(BINDIR)/tbctl
+	install -m 0644 man/tbagentd.8 man/tbcontrollerd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/tbctl.1 $(DESTDIR)$(MANDIR)/man1/tbctl.1
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
 	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
+	rm -f $(DESTDIR)$(SBINDIR)/tbcontrollerd $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8
+	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
 	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null

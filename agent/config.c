@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector.h"
 #include "log.h"
@@ -331,6 +332,23 @@ bad:
 	return -1;
 }
 
+/* A controller needs a way in: a bootstrap token file, or a node token already saved. */
+static int
+config_check_enrol(const struct agent_config *c, char *err, size_t errlen)
+{
+	const char *dir = c->state_dir != NULL ? c->state_dir : AGENT_DEFAULT_STATE_DIR;
+	char path[4096];
+
+	if (c->controller == NULL || c->bootstrap_token_file != NULL)
+		return 0;
+	snprintf(path, sizeof(path), "%s/node-token", dir);
+	if (access(path, F_OK) == 0)
+		return 0;
+	snprintf(err, errlen, "controller: needs --bootstrap-token-file or a node token in %s",
+	    dir);
+	return -1;
+}
+
 int
 config_validate(const struct agent_config *c, char *err, size_t errlen)
 {
@@ -355,6 +373,8 @@ config_validate(const struct agent_config *c, char *err, size_t errlen)
 		    c->controller);
 		return -1;
 	}
+	if (config_check_enrol(c, err, errlen) == -1)
+		return -1;
 	if (c->name != NULL && (c->name[0] == '\0' || strlen(c->name) > REPORT_STR_MAX)) {
 		snprintf(err, errlen, "name: must be 1 to %d bytes", REPORT_STR_MAX);
 		return -1;

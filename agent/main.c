@@ -4,7 +4,9 @@
  *
  * Threads: the main thread collects and renders; libmicrohttpd's thread
  * serves copies of what was last rendered, so a stuck collection never
- * stops /metrics.  Signals reach the main loop through a self-pipe.
+ * stops /metrics; the pusher's thread (push.c) sends the latest report to
+ * the controller, so a controller that is away never stops either.
+ * Signals reach the main loop through a self-pipe.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "metrics.h"
+#include "push.h"
 #include "version.h"
 
 /* What the HTTP thread may read: guarded by mu. */
@@ -33,6 +36,7 @@ struct snapshot {
 	size_t metrics_len;
 	double collecting_since; /* monotonic seconds; 0 when idle */
 	double stuck_after;      /* seconds */
+	struct pusher *pusher;   /* NULL: not reporting; replaced only by the main thread */
 };
 
 static int sigpipe_fds[2] = { -1, -1 };
@@ -118,23 +122,28 @@ dup_json_error(const char *msg, size_t *len)
 	return strdup(buf);
 }
 
+/* The agent's own health; the controller's reachability is told, not judged. */
 static int
 provide_healthz(struct snapshot *s, char **body, size_t *len, int *status)
 {
 	char buf[256];
 	double busy = s->collecting_since > 0 ? now_mono() - s->collecting_since : 0;
+	struct push_stats ps;
 	int n;
 
+	push_stats(s->pusher, &ps);
+	const char *ctl = push_state_str(ps.state);
 	if (s->json == NULL) {
 		*status = 503;
-		n = snprintf(buf, sizeof(buf), "{\"status\":\"starting\"}\n");
+		n = snprintf(buf, sizeof(buf), "{\"status\":\"starting\",\"controller\":\"%s\"}\n",
+		    ctl);
 	} else if (busy > s->stuck_after) {
 		*status = 503;
-		n = snprintf(buf, sizeof(buf),
-		    "{\"status\":\"stuck\",\"collecting_for_seconds\":%.1f}\n", busy);
+		n = snprintf(buf, sizeof(buf), "{\"status\":\"stuck\","
+		    "\"collecting_for_seconds\":%.1f,\"controller\":\"%s\"}\n", busy, ctl);
 	} else {
-		n = snprintf(buf, sizeof(buf), "{\"status\":\"ok\",\"version\":\"%s\"}\n",
-		    TBMESH_VERSION);
+		n = snprintf(buf, sizeof(buf), "{\"status\":\"ok\",\"version\":\"%s\","
+		    "\"controller\":\"%s\"}\n", TBMESH_VERSION, ctl);
 	}
 	*len = (size_t)n;
 	*body = strdup(buf);
@@ -187,7 +196,22 @@ pick_backend(const struct agent_config *c)
 	return c->backend != NULL ? backend_find(c->backend) : backend_default();
 }
 
-/* One collection: collect, render, publish. */
+/* The pusher's counters into ctr, for metrics_render(). */
+static void
+count_push(struct pusher *p, struct agent_counters *ctr)
+{
+	struct push_stats ps;
+
+	push_stats(p, &ps);
+	ctr->push_on = p != NULL;
+	ctr->reports_pushed = ps.pushed;
+	ctr->push_failures = ps.failures;
+	ctr->reports_dropped = ps.dropped;
+	ctr->enrolled = ps.enrolled;
+	ctr->push_backoff = ps.backoff;
+}
+
+/* One collection: collect, render, hand to the pusher, publish. */
 static void
 collect_once(const struct agent_config *c, struct snapshot *s, struct agent_counters *ctr,
     struct report *r)
@@ -211,6 +235,9 @@ collect_once(const struct agent_config *c, struct snapshot *s, struct agent_coun
 
 	size_t mlen = 0;
 	char *json = report_encode(r, 0);
+	if (json != NULL)
+		push_submit(s->pusher, json, strlen(json));
+	count_push(s->pusher, ctr);
 	char *metrics = metrics_render(r, ctr, b->name, &mlen);
 	pthread_mutex_lock(&s->mu);
 	if (json != NULL && metrics != NULL) {
@@ -272,16 +299,62 @@ start_httpd(const struct agent_config *c, struct snapshot *s)
 	return h;
 }
 
-static void
-reload(struct agent_config *c, int argc, char **argv)
+static struct pusher *
+start_pusher(const struct agent_config *c, const struct push_stats *carry)
 {
-	char err[512];
+	struct push_config pc = { c->controller, c->bootstrap_token_file,
+		c->state_dir != NULL ? c->state_dir : AGENT_DEFAULT_STATE_DIR, c->ca_file };
+
+	return push_start(&pc, carry);
+}
+
+/* The settings the pusher was started with, to tell whether a reload changed them. */
+static void
+push_settings(const struct agent_config *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s\n%s\n%s\n%s", c->controller ? c->controller : "",
+	    c->bootstrap_token_file ? c->bootstrap_token_file : "",
+	    c->state_dir ? c->state_dir : "", c->ca_file ? c->ca_file : "");
+}
+
+/* Out of the HTTP thread's reach first, then stopped. */
+static void
+stop_pusher(struct snapshot *s, struct push_stats *last)
+{
+	pthread_mutex_lock(&s->mu);
+	struct pusher *old = s->pusher;
+	s->pusher = NULL;
+	pthread_mutex_unlock(&s->mu);
+	push_stop(old, last);
+}
+
+/* Stop the pusher and start one with c's settings; its counters carry on. */
+static void
+restart_pusher(const struct agent_config *c, struct snapshot *s)
+{
+	struct push_stats carry;
+
+	stop_pusher(s, &carry);
+	struct pusher *p = start_pusher(c, &carry);
+	pthread_mutex_lock(&s->mu);
+	s->pusher = p;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void
+reload(struct agent_config *c, struct snapshot *s, int argc, char **argv)
+{
+	char err[512], before[8192], after[8192];
 
 	got_hup = 0;
+	push_settings(c, before, sizeof(before));
 	if (config_reload(c, argc, argv, err, sizeof(err)) == -1) {
 		log_warnx("configuration not reloaded: %s", err);
 		return;
 	}
+	push_settings(c, after, sizeof(after));
+	if (strcmp(before, after) != 0)
+		restart_pusher(c, s);
 	log_setlevel((enum log_level)c->log_level);
 	log_info("configuration reloaded (backend %s, interval %g s)", pick_backend(c)->name,
 	    c->interval);
@@ -296,6 +369,9 @@ run_daemon(struct agent_config *c, int argc, char **argv)
 
 	if (r == NULL || setup_signals() == -1)
 		fatalx("cannot start: out of memory or pipes");
+	s.pusher = start_pusher(c, NULL);   /* before the HTTP thread reads it */
+	if (c->controller != NULL && s.pusher == NULL)
+		fatalx("cannot report to %s", c->controller);
 	struct httpd *h = start_httpd(c, &s);
 	log_info("collecting every %g s with the %s backend", c->interval,
 	    pick_backend(c)->name);
@@ -307,9 +383,10 @@ run_daemon(struct agent_config *c, int argc, char **argv)
 			next = now_mono();
 		wait_until(next);
 		if (got_hup)
-			reload(c, argc, argv);
+			reload(c, &s, argc, argv);
 	}
 	log_info("stopping");
+	stop_pusher(&s, NULL);
 	httpd_stop(h);
 	free(r);
 	free(s.json);

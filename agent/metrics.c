@@ -260,6 +260,28 @@ render_agent(struct out *o, const struct agent_counters *c, const char *backend)
 		    (double)c->errors[i]);
 }
 
+static void
+render_push(struct out *o, const struct agent_counters *c)
+{
+	if (!c->push_on)
+		return;
+	family(o, "tbmesh_agent_reports_pushed_total", "counter",
+	    "Reports the controller accepted.");
+	sample(o, NULL, (double)c->reports_pushed);
+	family(o, "tbmesh_agent_push_failures_total", "counter",
+	    "Requests to the controller that failed: network, timeout or an error status.");
+	sample(o, NULL, (double)c->push_failures);
+	family(o, "tbmesh_agent_reports_dropped_total", "counter",
+	    "Reports replaced by a newer one before they could be sent.");
+	sample(o, NULL, (double)c->reports_dropped);
+	family(o, "tbmesh_agent_enrolled", "gauge",
+	    "1 when the agent holds a node token from the controller.");
+	sample(o, NULL, c->enrolled ? 1 : 0);
+	family(o, "tbmesh_agent_push_backoff_seconds", "gauge",
+	    "Seconds the agent waits before its next attempt; 0 when not backing off.");
+	sample(o, NULL, c->push_backoff);
+}
+
 char *
 metrics_render(const struct report *r, const struct agent_counters *c, const char *backend,
     size_t *len)
@@ -270,6 +292,7 @@ metrics_render(const struct report *r, const struct agent_counters *c, const cha
 		return NULL;
 	o.buf[0] = '\0';
 	render_agent(&o, c, backend);
+	render_push(&o, c);
 	if (r != NULL) {
 		render_node(&o, r);
 		render_memory(&o, &r->memory);

@@ -24,6 +24,13 @@ struct agent_counters {
 	int n_sources;
 	char source[METRICS_SOURCES_MAX][REPORT_ERRSRC_MAX + 1];
 	uint64_t errors[METRICS_SOURCES_MAX]; /* collection errors by source */
+	/* Reporting to the controller (a copy of push_stats()); none rendered when !push_on. */
+	int push_on;
+	uint64_t reports_pushed;
+	uint64_t push_failures;
+	uint64_t reports_dropped;             /* replaced before they were sent */
+	int enrolled;
+	double push_backoff;                  /* seconds; 0 when not backing off */
 };
 
 /* Count one collection of r that took duration seconds. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make demo: four simulated M3 Ultra Mac Studios (two 512 GB, two 256 GB,
-# cabled in a full Thunderbolt 5 mesh), each with its own tbagentd on a
-# loopback port.  Prints where they are and what to try; Ctrl-C stops
-# everything it started.  DEMO_SECONDS=N stops by itself after N seconds.
+# make demo: tbcontrollerd with a fresh inventory, and one tbagentd per
+# simulated Mac Studio of the scenario (default: four M3 Ultras, two 512 GB
+# and two 256 GB, in a full Thunderbolt 5 mesh), each enrolled with its own
+# one-time bootstrap token.  Prints the addresses and the tbctl commands to
+# try; Ctrl-C stops everything it started.  DEMO_SECONDS=N stops by itself.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -21,34 +22,54 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-nodes=$(sed -n 's/.*"name" *: *"\(mac[0-9]*\)".*/\1/p' "$SCENARIO" | sort -u)
-echo "tbmesh demo: $(sed -n 's/.*"description" *: *"\([^"]*\)".*/\1/p' "$SCENARIO" | head -n 1)"
-echo
-printf '%-6s %-28s %s\n' NODE "AGENT" "LOG"
+port_of() { sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1; }
+wait_listen() {
+	for _ in $(seq 100); do grep -q 'listening on' "$1" && return 0; sleep 0.1; done
+	echo "did not start:"; cat "$1"; exit 1
+}
+
+"$B/tbcontrollerd" --db "$WORK/inventory.db" --listen 127.0.0.1:0 \
+	--admin-token-file "$WORK/admin-token" --unreachable-after 10 >"$WORK/controller.log" 2>&1 &
+PIDS+=($!)
+wait_listen "$WORK/controller.log"
+URL=http://127.0.0.1:$(port_of "$WORK/controller.log")
+export TBCTL_URL=$URL TBCTL_TOKEN_FILE=$WORK/admin-token
+
+nodes=$(jq -r '.nodes[].name' "$SCENARIO")
+cluster=$(jq -r '.cluster' "$SCENARIO")
+"$B/tbctl" cluster create "$cluster" >/dev/null || exit 1
 for n in $nodes; do
-	log=$WORK/$n.log
-	"$B/tbagentd" --backend sim --scenario "$SCENARIO" --node "$n" \
-		--listen 127.0.0.1:0 --interval 2 >"$log" 2>&1 &
+	mkdir -p "$WORK/$n"
+	"$B/tbctl" token create --ttl 10m --cluster "$cluster" --label "demo $n" \
+		>"$WORK/$n/bootstrap-token" || exit 1
+	"$B/tbagentd" --backend sim --scenario "$SCENARIO" --node "$n" --interval 2 \
+		--listen 127.0.0.1:0 --controller "$URL" --state-dir "$WORK/$n" \
+		--bootstrap-token-file "$WORK/$n/bootstrap-token" >"$WORK/$n/agent.log" 2>&1 &
 	PIDS+=($!)
-	for _ in $(seq 50); do grep -q 'listening on' "$log" && break; sleep 0.1; done
-	port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
-	if [ -z "$port" ]; then echo "tbagentd for $n did not start:"; cat "$log"; exit 1; fi
-	printf '%-6s %-28s %s\n' "$n" "http://127.0.0.1:$port" "$log"
-	eval "PORT_$n=$port"
+	wait_listen "$WORK/$n/agent.log"
 done
-first=$(echo "$nodes" | head -n 1)
-fp=$(eval echo "\$PORT_$first")
-sleep 0.5
+count=$(echo "$nodes" | wc -w)
+for _ in $(seq 100); do
+	ready=$("$B/tbctl" nodes --json 2>/dev/null | jq '[.nodes[] | select(.state == "ready")] | length')
+	[ "${ready:-0}" -ge "$count" ] && break
+	sleep 0.2
+done
+
+echo "tbmesh demo: $(jq -r .description "$SCENARIO")"
 echo
-echo "Try:"
-echo "  curl -s http://127.0.0.1:$fp/v1/report | jq .thunderbolt.ports"
-echo "  curl -s http://127.0.0.1:$fp/metrics | grep ^tbmesh_thunderbolt"
-echo "  curl -s http://127.0.0.1:$fp/healthz"
-echo "  $B/tbagentd --once --pretty --backend sim --scenario $SCENARIO --node $first"
-echo "  $B/tbagentd --once --pretty --backend linux      # this machine"
+echo "Controller:  $URL   (inventory and logs in $WORK)"
 echo
-echo "One port of $first, as its agent reports it:"
-curl -s "http://127.0.0.1:$fp/v1/report" | jq -c '.thunderbolt.ports[0]' 2>/dev/null || true
+"$B/tbctl" nodes
+echo
+echo "Try (in another terminal):"
+echo "  export TBCTL_URL=$URL TBCTL_TOKEN_FILE=$WORK/admin-token"
+echo "  $B/tbctl nodes"
+echo "  $B/tbctl clusters"
+echo "  $B/tbctl node show mac1"
+echo "  $B/tbctl node cordon mac3 --reason 'replacing a cable'"
+echo "  $B/tbctl events"
+echo "  $B/tbctl token create --ttl 1h"
+echo "  curl -s $URL/metrics"
 echo
 if [ -n "${DEMO_SECONDS:-}" ]; then
 	echo "(stopping in $DEMO_SECONDS s)"

@@ -10,8 +10,8 @@
 # node_exporter as the benchmark's peer).
 set -eu
 
-PKGCONFIG_MODULES="libmicrohttpd libcurl libcjson cmocka sqlite3 libssh"
-COMMANDS="cc make pkg-config curl jq promtool prometheus-node-exporter:node_exporter sqlite3 ip"
+PKGCONFIG_MODULES="libmicrohttpd libcurl libcjson cmocka sqlite3 libssh gnutls"
+COMMANDS="cc make pkg-config curl jq openssl promtool prometheus-node-exporter:node_exporter sqlite3 ip"
 
 missing_modules() {
 	command -v pkg-config >/dev/null 2>&1 || { echo "$PKGCONFIG_MODULES"; return; }
@@ -48,7 +48,7 @@ as_root() {
 
 install_debian() {
 	pkgs="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcmocka-dev
-	      libsqlite3-dev sqlite3 libssh-dev curl jq iproute2 procps
+	      libsqlite3-dev sqlite3 libssh-dev libgnutls28-dev curl jq openssl iproute2 procps
 	      prometheus prometheus-node-exporter openssh-server openssh-client"
 	# libcurl: keep whichever TLS flavour is there; prefer the GnuTLS one,
 	# which libmicrohttpd already loads.
@@ -66,7 +66,7 @@ install_debian() {
 
 install_macos() {
 	command -v brew >/dev/null 2>&1 || { echo "deps.sh: Homebrew is needed: https://brew.sh" >&2; exit 1; }
-	brew install pkg-config libmicrohttpd curl cjson cmocka sqlite libssh jq prometheus node_exporter
+	brew install pkg-config libmicrohttpd curl cjson cmocka sqlite libssh gnutls jq prometheus node_exporter
 }
 
 case "$(uname -s)" in

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tbagentd as a daemon: its three documents over real HTTP on loopback,
 # promtool on every backend's metrics, 405/404, SIGHUP re-reads the
-# configuration, SIGTERM stops it, and it keeps serving while a collection
-# is stuck on a hung command.
+# configuration, SIGTERM stops it, it keeps serving while a collection is
+# stuck on a hung command, and while the controller it reports to is away
+# (backing off, counting, memory flat).
 . "$(dirname "$0")/../lib/common.sh"
 command -v promtool >/dev/null || skip_all "promtool not installed (packaging/deps.sh installs it)"
 SC=$TOP/tests/scenarios
@@ -83,4 +84,71 @@ check "what it served is the last full report" grep -q '^tbmesh_memory_total_byt
 rm -f "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
 wait_for "the timeout error counted" 10 sh -c "curl -sf $U/metrics | grep -q '^tbmesh_agent_collection_errors_total{source=\"system_profiler\"} [1-9]'"
 check "the hung command is counted as an error" sh -c "curl -sf $U/metrics | grep -q 'collection_errors_total{source=\"system_profiler\"}'"
+kill "$AGENT_PID"
+
+# a controller that is away: a loopback port nothing listens on
+closed=
+for p in $(seq 20011 20111); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { closed=$p; break; }
+done
+[ -n "$closed" ] || { not_ok "no closed loopback port found"; done_testing; }
+BOOT=tbm_0123456789ab_SeCrEtSeCrEtSeCrEtSeCrEtSeCrEtSeCrEtSeCrEtSeC
+printf '%s\n' "$BOOT" >"$TMP/boot"
+out=$("$BIN/tbagentd" -n --controller "http://127.0.0.1:$closed" --state-dir "$TMP/st" 2>&1); rc=$?
+check_eq "-n: a controller without a way to enrol is refused" 2 $rc
+case "$out" in
+*"controller: needs --bootstrap-token-file or a node token in $TMP/st"*) ok "-n says what is missing" ;;
+*) not_ok "-n message: $out" ;;
+esac
+out=$("$BIN/tbagentd" -n --controller "http://127.0.0.1:$closed" --state-dir "$TMP/st" \
+	--bootstrap-token-file "$TMP/boot" 2>&1)
+check_eq "-n: with a bootstrap token file it is fine" "configuration OK" "$out"
+
+# ASan's own bookkeeping (quarantine, allocation stacks) grows RSS: off here,
+# so that RSS measures the agent (memory errors are still caught)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0:malloc_context_size=0 \
+start_agent away --backend sim --scenario "$SC/mesh4-studio.json" --node mac1 --interval 0.1 \
+	--controller "http://127.0.0.1:$closed/" --bootstrap-token-file "$TMP/boot" \
+	--state-dir "$TMP/st"
+U=http://127.0.0.1:$AGENT_PORT
+metric() { curl -sf --max-time 2 "$U/metrics" | sed -n "s/^$1 //p"; }
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$AGENT_PID/status"; }
+wait_for "healthz says the controller is unreachable" 10 \
+	sh -c "curl -sf $U/healthz | grep -q '\"controller\":\"unreachable\"'"
+check_eq "healthz stays 200 while the controller is away" 200 "$(http_get "$U/healthz" "$TMP/h2.json")"
+check_jq "healthz: status ok, controller unreachable" "$TMP/h2.json" \
+	'.status == "ok" and .controller == "unreachable"'
+check "the state directory was created 0700" test "$(stat -c %a "$TMP/st" 2>/dev/null || stat -f %Lp "$TMP/st")" = 700
+check_eq "not enrolled" 0 "$(metric tbmesh_agent_enrolled)"
+wait_for "10 collections" 10 sh -c "curl -sf $U/metrics | grep -Eq '^tbmesh_agent_collections_total ([1-9][0-9]+)$'"
+f1=$(metric tbmesh_agent_push_failures_total)
+c1=$(metric tbmesh_agent_collections_total)
+have_rss=0; [ -r "/proc/$AGENT_PID/status" ] && have_rss=1
+[ $have_rss = 1 ] && r1=$(rss_kb)
+slow=0
+for _ in $(seq 40); do   # /metrics answers promptly all along
+	t0=$(date +%s%N)
+	[ "$(http_get "$U/metrics" "$TMP/away.prom")" = 200 ] || slow=$((slow + 100))
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 500 ] || slow=$((slow + 1))
+	sleep 0.1
+done
+check_eq "/metrics answered within 0.5 s, 40 times in a row" 0 "$slow"
+wait_for "40 more collections" 10 sh -c "[ \$(curl -sf $U/metrics | sed -n 's/^tbmesh_agent_collections_total //p') -ge $((c1 + 40)) ]"
+f2=$(metric tbmesh_agent_push_failures_total)
+check "the failure counter grows ($f1 -> $f2)" test "$f2" -gt "$f1"
+check "newer reports replaced unsent ones (dropped: $(metric tbmesh_agent_reports_dropped_total))" \
+	test "$(metric tbmesh_agent_reports_dropped_total)" -gt 20
+check_eq "nothing was pushed" 0 "$(metric tbmesh_agent_reports_pushed_total)"
+backoff=$(metric tbmesh_agent_push_backoff_seconds)
+check "it backs off ($backoff s)" awk -v b="$backoff" 'BEGIN { exit !(b >= 1 && b <= 60) }'
+if [ $have_rss = 1 ]; then
+	r2=$(rss_kb)
+	check "resident memory flat over 40 collections ($r1 kB -> $r2 kB)" test $((r2 - r1)) -lt 1024
+fi
+check "the log says why" grep -q "127.0.0.1:$closed/v1/enroll.*next attempt in" "$AGENT_LOG"
+check "the log never holds the token" sh -c "! grep -q SeCrEt '$AGENT_LOG'"
+check "no node token was saved" test ! -e "$TMP/st/node-token"
+kill -TERM "$AGENT_PID"
+for _ in $(seq 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM stops it within 5 s while backing off" sh -c "! kill -0 $AGENT_PID 2>/dev/null"
 done_testing

@@ -7,6 +7,9 @@ D=$TMP/root
 make --no-print-directory -s install B="$B" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
 check_eq "make install exits 0" 0 $?
 check "tbagentd installed under DESTDIR/PREFIX" test -x "$D/opt/tb/sbin/tbagentd"
+check "tbcontrollerd installed" test -x "$D/opt/tb/sbin/tbcontrollerd"
+check "tbctl installed" test -x "$D/opt/tb/bin/tbctl"
+check "man pages installed" test -f "$D/opt/tb/share/man/man1/tbctl.1" -a -f "$D/opt/tb/share/man/man8/tbcontrollerd.8"
 check "man page installed" test -f "$D/opt/tb/share/man/man8/tbagentd.8"
 check "launchd plist installed" test -f "$D/opt/tb/share/tbmesh/com.tbmesh.tbagentd.plist"
 check "installed binary runs" "$D/opt/tb/sbin/tbagentd" --version

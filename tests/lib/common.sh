@@ -93,3 +93,42 @@ http_get() {
 
 # fakemac_path: PATH with the fake macOS commands first.
 fakemac_path() { echo "$TOP/tests/fakemac/bin:$PATH"; }
+
+# start_controller NAME ARGS...: tbcontrollerd on a free loopback port with a
+# fresh inventory in $TMP/NAME.db; sets CTRL_PID, CTRL_URL, CTRL_DB, ADMIN_TOKEN_FILE.
+start_controller() {
+	local name=$1; shift
+	CTRL_DB=${CTRL_DB_OVERRIDE:-$TMP/$name.db}
+	ADMIN_TOKEN_FILE=$TMP/$name.admin-token
+	CTRL_LOG=$TMP/$name.log
+	bg_start "$CTRL_LOG" "$BIN/tbcontrollerd" --db "$CTRL_DB" --listen 127.0.0.1:0 \
+		--admin-token-file "$ADMIN_TOKEN_FILE" "$@"
+	CTRL_PID=$BG_PID
+	wait_for "$name to listen" 10 grep -q 'listening on' "$CTRL_LOG" || { cat "$CTRL_LOG"; return 1; }
+	CTRL_URL=http://127.0.0.1:$(listen_port_any "$CTRL_LOG")
+	export TBCTL_URL=$CTRL_URL TBCTL_TOKEN_FILE=$ADMIN_TOKEN_FILE
+}
+
+# listen_port_any LOGFILE: like listen_port, for lines that end in "(http)" etc.
+listen_port_any() {
+	sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1
+}
+
+# api METHOD PATH [BODY]: curl with the admin token; prints the status, body in $TMP/api.out
+api() {
+	local m=$1 p=$2 body=${3:-}
+	curl -s -o "$TMP/api.out" -w '%{http_code}' --max-time 10 -X "$m" \
+		-H "Authorization: Bearer $(cat "$ADMIN_TOKEN_FILE")" \
+		${body:+-H 'Content-Type: application/json' --data-binary "$body"} "$CTRL_URL$p"
+}
+
+# start_sim_agent NODE SCENARIO [ARGS...]: a sim agent of NODE that enrols with a
+# new bootstrap token; sets AGENT_PID.
+start_sim_agent() {
+	local node=$1 scen=$2; shift 2
+	mkdir -p "$TMP/state-$node"
+	"$BIN/tbctl" token create --ttl 10m >"$TMP/boot-$node" || return 1
+	start_agent "agent-$node" --backend sim --scenario "$scen" --node "$node" \
+		--controller "$CTRL_URL" --bootstrap-token-file "$TMP/boot-$node" \
+		--state-dir "$TMP/state-$node" "$@"
+}

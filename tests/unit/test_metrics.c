@@ -1,6 +1,7 @@
 /*
  * metrics: exact exposition lines for known values, nulls left out (no
- * HELP/TYPE for an empty family), label escaping, error counters by source.
+ * HELP/TYPE for an empty family), label escaping, error counters by source,
+ * the pusher's counters only when there is a controller.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,39 @@ test_before_first_report(void **state)
 	free(s);
 }
 
+static void
+test_push_counters(void **state)
+{
+	(void)state;
+	struct agent_counters c = { 0 };
+	char *s = render(NULL, &c);
+
+	assert_null(strstr(s, "tbmesh_agent_reports_pushed_total"));
+	assert_null(strstr(s, "tbmesh_agent_enrolled"));
+	free(s);
+	c.push_on = 1;
+	c.reports_pushed = 12;
+	c.push_failures = 3;
+	c.reports_dropped = 7;
+	c.enrolled = 1;
+	c.push_backoff = 4.5;
+	s = render(NULL, &c);
+	assert_line(s, "# TYPE tbmesh_agent_reports_pushed_total counter");
+	assert_line(s, "tbmesh_agent_reports_pushed_total 12");
+	assert_line(s, "tbmesh_agent_push_failures_total 3");
+	assert_line(s, "tbmesh_agent_reports_dropped_total 7");
+	assert_line(s, "# TYPE tbmesh_agent_enrolled gauge");
+	assert_line(s, "tbmesh_agent_enrolled 1");
+	assert_line(s, "tbmesh_agent_push_backoff_seconds 4.5");
+	free(s);
+	c.enrolled = 0;
+	c.push_backoff = 0;
+	s = render(NULL, &c);
+	assert_line(s, "tbmesh_agent_enrolled 0");
+	assert_line(s, "tbmesh_agent_push_backoff_seconds 0");
+	free(s);
+}
+
 int
 main(void)
 {
@@ -143,6 +177,7 @@ main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_error_counters),
 		cmocka_unit_test(test_before_first_report),
+		cmocka_unit_test(test_push_counters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

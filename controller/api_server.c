@@ -1,0 +1,520 @@
+/*
+ * The API server: libmicrohttpd with a thread pool and suspend/resume, so a
+ * report's connection waits for its group commit without holding a thread.
+ * Also serves the dashboard's static files from web_root, if set.
+ */
+#include "api_server.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "api_json.h"
+#include "ctrl.h"
+#include "ingest.h"
+#include "log.h"
+#include "registry.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_RESULT;
+#else
+typedef enum MHD_Result MHD_RESULT;
+#endif
+
+#define API_THREADS 2
+#define API_CONN_LIMIT 1024
+#define API_TIMEOUT_S 30
+
+/* Who may call a route: nobody needs a token, or at least this role. */
+enum access { OPEN, AGENT_BOOTSTRAP, AGENT_NODE, VIEWER, ADMIN };
+
+static const struct route {
+	const char *method;
+	const char *prefix;       /* the path, or its part before "{}" */
+	const char *suffix;       /* after "{}", or NULL when the path has no parameter */
+	enum access access;
+	api_handler fn;
+} routes[] = {
+	{ "GET", "/healthz", NULL, OPEN, api_healthz },
+	{ "GET", "/metrics", NULL, OPEN, api_metrics },
+	{ "POST", "/v1/enroll", NULL, AGENT_BOOTSTRAP, api_enroll },
+	{ "POST", "/v1/report", NULL, AGENT_NODE, api_report },
+	{ "GET", "/v1/nodes", NULL, VIEWER, api_nodes_list },
+	{ "GET", "/v1/nodes/", "", VIEWER, api_node_show },
+	{ "DELETE", "/v1/nodes/", "", ADMIN, api_node_remove },
+	{ "POST", "/v1/nodes/", "/cordon", ADMIN, api_node_cordon },
+	{ "POST", "/v1/nodes/", "/uncordon", ADMIN, api_node_uncordon },
+	{ "POST", "/v1/nodes/", "/down", ADMIN, api_node_down },
+	{ "POST", "/v1/tokens", NULL, ADMIN, api_tokens_create },
+	{ "GET", "/v1/tokens", NULL, ADMIN, api_tokens_list },
+	{ "DELETE", "/v1/tokens/", "", ADMIN, api_tokens_revoke },
+	{ "GET", "/v1/events", NULL, VIEWER, api_events_list },
+	{ "GET", "/v1/clusters", NULL, VIEWER, api_clusters_list },
+	{ "POST", "/v1/clusters", NULL, ADMIN, api_clusters_create },
+	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
+};
+#define NROUTES (sizeof(routes) / sizeof(routes[0]))
+
+struct api_server {
+	struct MHD_Daemon *mhd;
+	struct ctrl *c;
+	int port;
+	char *web_root;
+	char *tls_cert, *tls_key;
+};
+
+/* Per-request state, from the first callback to the completion notice. */
+struct request {
+	char *body;
+	size_t len, cap;
+	int too_large;
+	double start;
+	struct ingest_item *item;  /* a report waiting for its commit */
+	int item_done;
+	struct MHD_Connection *conn;
+	pthread_mutex_t mu;
+};
+
+void
+api_body(struct api_resp *rs, int status, char *json)
+{
+	if (json == NULL) {
+		rs->status = 500;
+		rs->body = NULL;
+		return;
+	}
+	rs->status = status;
+	rs->body = json;
+}
+
+void
+api_error(struct api_resp *rs, int status, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	api_body(rs, status, api_json_error(msg));
+}
+
+static double
+mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static MHD_RESULT
+send_resp(struct MHD_Connection *conn, struct api_resp *rs, const char *allow)
+{
+	size_t len = rs->body ? strlen(rs->body) : 0;
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, rs->body ? rs->body : "",
+	    rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+
+	if (r == NULL) {
+		free(rs->body);
+		return MHD_NO;
+	}
+	if (rs->status != 204)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+		    rs->ctype ? rs->ctype : "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (allow != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	MHD_RESULT ret = MHD_queue_response(conn, (unsigned int)rs->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static MHD_RESULT
+send_error(struct MHD_Connection *conn, int status, const char *msg, const char *allow)
+{
+	struct api_resp rs = { 0 };
+
+	api_error(&rs, status, "%s", msg);
+	return send_resp(conn, &rs, allow);
+}
+
+/* Match a path against a route; the parameter goes to param (size n). */
+static int
+route_match(const struct route *rt, const char *url, char *param, size_t n)
+{
+	size_t pl = strlen(rt->prefix);
+
+	param[0] = '\0';
+	if (rt->suffix == NULL)
+		return strcmp(url, rt->prefix) == 0;
+	if (strncmp(url, rt->prefix, pl) != 0)
+		return 0;
+	const char *seg = url + pl, *slash = strchr(seg, '/');
+	size_t sl = slash ? (size_t)(slash - seg) : strlen(seg);
+	if (sl == 0 || sl >= n || strcmp(seg + sl, rt->suffix) != 0)
+		return 0;
+	memcpy(param, seg, sl);
+	param[sl] = '\0';
+	return 1;
+}
+
+/* The route for (method, url); *allow lists the methods of a known path. */
+static const struct route *
+route_find(const char *method, const char *url, char *param, size_t n, char *allow,
+    size_t allowlen)
+{
+	const struct route *hit = NULL;
+
+	allow[0] = '\0';
+	for (size_t i = 0; i < NROUTES; i++) {
+		if (!route_match(&routes[i], url, param, n))
+			continue;
+		if (strcmp(routes[i].method, method) == 0)
+			hit = &routes[i];
+		if (strstr(allow, routes[i].method) == NULL)
+			snprintf(allow + strlen(allow), allowlen - strlen(allow), "%s%s",
+			    allow[0] ? ", " : "", routes[i].method);
+	}
+	if (hit != NULL)
+		route_match(hit, url, param, n);
+	return hit;
+}
+
+/* Check the bearer token against the route's access; 0, or an HTTP status. */
+static int
+authorize(struct ctrl *c, const struct route *rt, struct api_req *rq, const char **msg)
+{
+	if (rt->access == OPEN)
+		return 0;
+	if (rq->token == NULL) {
+		*msg = "missing \"Authorization: Bearer <token>\"";
+		return 401;
+	}
+	if (registry_check_token(c->reg, rq->token, rq->now, &rq->who) == -1) {
+		*msg = "invalid, expired or revoked token";
+		return 401;
+	}
+	snprintf(rq->actor, sizeof(rq->actor), "%s:%s", api_role_str(rq->who.role),
+	    rq->who.role == ROLE_NODE ? rq->who.node : rq->who.id);
+	int ok;
+	switch (rt->access) {
+	case AGENT_BOOTSTRAP: ok = rq->who.role == ROLE_BOOTSTRAP; break;
+	case AGENT_NODE: ok = rq->who.role == ROLE_NODE; break;
+	case VIEWER: ok = rq->who.role == ROLE_ADMIN || rq->who.role == ROLE_VIEWER; break;
+	default: ok = rq->who.role == ROLE_ADMIN; break;
+	}
+	if (!ok) {
+		*msg = "this token's role may not do that";
+		return 403;
+	}
+	return 0;
+}
+
+static const char *
+query_arg(void *ctx, const char *key)
+{
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static void
+item_done(struct ingest_item *it, void *arg)
+{
+	struct request *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	r->item_done = 1;
+	MHD_resume_connection(r->conn);
+	pthread_mutex_unlock(&r->mu);
+	(void)it;
+}
+
+/* Answer a report whose commit finished. */
+static MHD_RESULT
+finish_async(struct ctrl *c, struct request *r)
+{
+	struct api_resp rs = { .status = r->item->status };
+
+	if (rs.status != 204) {
+		api_error(&rs, rs.status, "%s", r->item->error);
+		atomic_fetch_add(&c->ctr.reports_rejected, 1);
+	}
+	ctrl_observe_latency(c, mono() - r->start);
+	return send_resp(r->conn, &rs, NULL);
+}
+
+/* Run the handler; a report goes to the ingest queue and the connection waits. */
+static MHD_RESULT
+dispatch(struct api_server *s, struct request *r, const struct route *rt, struct api_req *rq)
+{
+	struct api_resp rs = { 0 };
+	const char *msg = NULL;
+	int st = authorize(s->c, rt, rq, &msg);
+
+	if (st != 0) {
+		if (rt->access == AGENT_NODE || rt->access == AGENT_BOOTSTRAP)
+			atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
+		return send_error(r->conn, st, msg, NULL);
+	}
+	rt->fn(rq, &rs);
+	if (rs.async != NULL) {
+		r->item = rs.async;
+		r->item->done = item_done;
+		r->item->arg = r;
+		pthread_mutex_lock(&r->mu);
+		MHD_suspend_connection(r->conn);
+		if (ingest_submit(s->c->ingest, r->item) == -1) {
+			MHD_resume_connection(r->conn);
+			pthread_mutex_unlock(&r->mu);
+			ingest_item_free(r->item);
+			r->item = NULL;
+			return send_error(r->conn, 503, "the controller is busy; retry", NULL);
+		}
+		pthread_mutex_unlock(&r->mu);
+		return MHD_YES;
+	}
+	if (rs.status >= 400 && (rt->access == AGENT_NODE || rt->access == AGENT_BOOTSTRAP))
+		atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
+	ctrl_observe_latency(s->c, mono() - r->start);
+	return send_resp(r->conn, &rs, NULL);
+}
+
+int api_static(struct MHD_Connection *conn, const char *root, const char *url, int *handled);
+
+static MHD_RESULT
+complete(struct api_server *s, struct request *r, const char *url, const char *method)
+{
+	char param[API_NAME_MAX + 2], allow[64];
+	const struct route *rt = route_find(method, url, param, sizeof(param), allow,
+	    sizeof(allow));
+
+	if (r->too_large)
+		return send_error(r->conn, 413, "request body too large", NULL);
+	if (rt == NULL && allow[0])
+		return send_error(r->conn, 405, "method not allowed", allow);
+	if (rt == NULL && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
+		int handled = 0;
+		MHD_RESULT ret = (MHD_RESULT)api_static(r->conn, s->web_root, url, &handled);
+		return handled ? ret : send_error(r->conn, 404, "no such path", NULL);
+	}
+	if (rt == NULL)
+		return send_error(r->conn, 404, "no such path", NULL);
+	atomic_fetch_add(&s->c->ctr.requests, 1);
+	struct api_req rq = { .c = s->c, .method = method, .param = param,
+		.body = r->body ? r->body : "", .body_len = r->len, .now = ctrl_now(),
+		.query = query_arg, .qctx = r->conn };
+	const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION);
+	rq.token = auth_bearer(auth);
+	return dispatch(s, r, rt, &rq);
+}
+
+static int
+body_append(struct request *r, const char *data, size_t n)
+{
+	if (r->len + n > API_BODY_MAX) {
+		r->too_large = 1;
+		return 0;
+	}
+	if (r->len + n + 1 > r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 4096;
+		while (ncap < r->len + n + 1)
+			ncap *= 2;
+		char *nb = realloc(r->body, ncap);
+		if (nb == NULL)
+			return -1;
+		r->body = nb;
+		r->cap = ncap;
+	}
+	memcpy(r->body + r->len, data, n);
+	r->len += n;
+	r->body[r->len] = '\0';
+	return 0;
+}
+
+static struct request *
+request_new(struct MHD_Connection *conn)
+{
+	struct request *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->conn = conn;
+	r->start = mono();
+	pthread_mutex_init(&r->mu, NULL);
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL && strtoull(cl, NULL, 10) > API_BODY_MAX)
+		r->too_large = 1;
+	return r;
+}
+
+static MHD_RESULT
+handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	struct api_server *s = cls;
+	struct request *r = *con_cls;
+	(void)version;
+
+	if (r == NULL) {
+		if ((r = request_new(conn)) == NULL)
+			return MHD_NO;
+		*con_cls = r;
+		return r->too_large ? send_error(conn, 413, "request body too large", NULL) : MHD_YES;
+	}
+	if (r->item != NULL) {
+		pthread_mutex_lock(&r->mu);
+		int done = r->item_done;
+		pthread_mutex_unlock(&r->mu);
+		return done ? finish_async(s->c, r) : MHD_YES;
+	}
+	if (*upload_size != 0) {
+		if (!r->too_large && body_append(r, upload, *upload_size) == -1)
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return complete(s, r, url, method);
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct request *r = *con_cls;
+	(void)cls;
+	(void)conn;
+	(void)toe;
+
+	if (r == NULL)
+		return;
+	ingest_item_free(r->item);
+	free(r->body);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+	*con_cls = NULL;
+}
+
+static char *
+slurp(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > 1 << 20 ||
+	    fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t)n + 1)) == NULL ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "unreadable");
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int
+resolve(const char *host, int port, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE }, *res;
+	char ps[16];
+
+	snprintf(ps, sizeof(ps), "%d", port);
+	int rc = getaddrinfo(host, ps, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "listen: %s: %s", host, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int
+load_tls(struct api_server *s, const struct api_tls *tls, char *err, size_t errlen)
+{
+	if (tls == NULL || tls->cert_file == NULL)
+		return 0;
+	if (tls->key_file == NULL) {
+		snprintf(err, errlen, "--tls-cert needs --tls-key");
+		return -1;
+	}
+	if ((s->tls_cert = slurp(tls->cert_file, err, errlen)) == NULL ||
+	    (s->tls_key = slurp(tls->key_file, err, errlen)) == NULL)
+		return -1;
+	return 0;
+}
+
+struct api_server *
+api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
+    const char *web_root, char *err, size_t errlen)
+{
+	struct api_server *s = calloc(1, sizeof(*s));
+	struct sockaddr_storage ss;
+
+	if (s == NULL || resolve(host, port, &ss, err, errlen) == -1 ||
+	    load_tls(s, tls, err, errlen) == -1)
+		goto fail;
+	s->c = c;
+	s->web_root = web_root ? strdup(web_root) : NULL;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_POLL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (s->tls_cert)
+		flags |= MHD_USE_TLS;
+	s->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)API_THREADS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)API_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+	    s->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->tls_cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
+	    MHD_OPTION_END);
+	if (s->mhd == NULL) {
+		snprintf(err, errlen, "cannot serve on %s:%d (in use, not an address of this "
+		    "host, or a bad certificate)", host, port);
+		goto fail;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : port;
+	return s;
+fail:
+	if (s) {
+		free(s->tls_cert);
+		free(s->tls_key);
+		free(s->web_root);
+	}
+	free(s);
+	return NULL;
+}
+
+int
+api_port(const struct api_server *s)
+{
+	return s->port;
+}
+
+void
+api_stop(struct api_server *s)
+{
+	if (s == NULL)
+		return;
+	MHD_stop_daemon(s->mhd);
+	free(s->tls_cert);
+	free(s->tls_key);
+	free(s->web_root);
+	free(s);
+}

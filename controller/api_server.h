@@ -1,0 +1,79 @@
+/*
+ * The controller's HTTP API server (routes in proto/api.h).  api.c owns
+ * libmicrohttpd: a route table {method, path, role, handler}, 405 with Allow
+ * for a known path and another method, a body-size check on Content-Length
+ * before anything is buffered, bearer-token authentication, JSON errors.
+ * Handlers (api_*.c) see only the plain structs below.
+ */
+#ifndef TBMESH_API_SERVER_H
+#define TBMESH_API_SERVER_H
+
+#include <stddef.h>
+
+#include "api.h"
+
+struct ctrl;
+struct ingest_item;
+
+struct api_req {
+	struct ctrl *c;
+	const char *method;
+	const char *param;         /* the {name}/{id} segment of the path, "" if none */
+	const char *body;          /* NUL-terminated */
+	size_t body_len;
+	const char *token;         /* the bearer token presented, or NULL */
+	struct api_token who;      /* the authenticated token (routes that need one) */
+	char actor[96];            /* "admin:<id>", "node:<name>", ... for events */
+	double now;
+	const char *(*query)(void *ctx, const char *key);
+	void *qctx;
+};
+
+struct api_resp {
+	int status;
+	char *body;                /* malloc'd; NULL for no body */
+	const char *ctype;         /* default application/json */
+	struct ingest_item *async; /* set by a handler that answers after a commit */
+};
+
+typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
+
+/* Fill rs with {"error": ...} and status. */
+void api_error(struct api_resp *rs, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Fill rs with a JSON body (taking ownership; NULL means out of memory: 500). */
+void api_body(struct api_resp *rs, int status, char *json);
+
+struct api_server;
+
+struct api_tls {
+	const char *cert_file;
+	const char *key_file;
+};
+
+/* Serve on host:port (port 0: any), with TLS when tls->cert_file is set. */
+struct api_server *api_start(struct ctrl *c, const char *host, int port,
+    const struct api_tls *tls, const char *web_root, char *err, size_t errlen);
+int api_port(const struct api_server *s);
+void api_stop(struct api_server *s);   /* accepts NULL */
+
+/* Handlers, one file per resource. */
+void api_healthz(struct api_req *rq, struct api_resp *rs);
+void api_metrics(struct api_req *rq, struct api_resp *rs);
+void api_enroll(struct api_req *rq, struct api_resp *rs);
+void api_report(struct api_req *rq, struct api_resp *rs);
+void api_nodes_list(struct api_req *rq, struct api_resp *rs);
+void api_node_show(struct api_req *rq, struct api_resp *rs);
+void api_node_remove(struct api_req *rq, struct api_resp *rs);
+void api_node_cordon(struct api_req *rq, struct api_resp *rs);
+void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
+void api_node_down(struct api_req *rq, struct api_resp *rs);
+void api_tokens_create(struct api_req *rq, struct api_resp *rs);
+void api_tokens_list(struct api_req *rq, struct api_resp *rs);
+void api_tokens_revoke(struct api_req *rq, struct api_resp *rs);
+void api_events_list(struct api_req *rq, struct api_resp *rs);
+void api_clusters_list(struct api_req *rq, struct api_resp *rs);
+void api_clusters_create(struct api_req *rq, struct api_resp *rs);
+void api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs);
+
+#endif

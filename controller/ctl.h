@@ -1,0 +1,216 @@
+/*
+ * tbctl, the operator's command line over the controller's API.
+ *
+ * A run is: parse the global options (ctl_parse_global), find the command
+ * in the table (ctl_cmd_find), parse its arguments into a struct ctl_args
+ * (ctl_parse_args), then the command's handler sends one request and prints
+ * the reply through ctl_output.c (people) or ctl_output_json.c (--json).
+ *
+ * Handlers return an exit status: CTL_EXIT_OK, CTL_EXIT_FAIL after printing
+ * one "tbctl: reason" line on stderr, or CTL_EXIT_USAGE for a command line
+ * that makes no sense (also one line).
+ *
+ * Everything in ctl_parse.c and ctl_output.c is pure (no network, no
+ * clock they were not given) and is what tests/unit/test_ctl_output.c covers.
+ */
+#ifndef TBMESH_CTL_H
+#define TBMESH_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CTL_EXIT_OK 0
+#define CTL_EXIT_FAIL 1
+#define CTL_EXIT_USAGE 2
+
+#define CTL_DEFAULT_URL "http://127.0.0.1:9470"
+#define CTL_DEFAULT_TOKEN_FILE ".config/tbmesh/token"  /* under $HOME */
+#define CTL_POS_MAX 64           /* positional arguments of one command */
+
+/* Options a command accepts besides --json and --help (bits of ctl_cmd.opts). */
+enum ctl_opt {
+	CTL_OPT_REASON = 1 << 0,
+	CTL_OPT_ROLE = 1 << 1,
+	CTL_OPT_TTL = 1 << 2,
+	CTL_OPT_CLUSTER = 1 << 3,
+	CTL_OPT_LABEL = 1 << 4,
+	CTL_OPT_NODE = 1 << 5,
+	CTL_OPT_SINCE = 1 << 6,
+	CTL_OPT_LIMIT = 1 << 7,
+};
+
+/* The global options, before the command.  Strings point into argv or environ. */
+struct ctl_global {
+	const char *url;
+	const char *token_file;   /* NULL: none given (see ctl_token_default) */
+	const char *ca_file;      /* NULL: the system's CAs */
+	int json;
+	int help;
+	int version;
+};
+
+/* A command, parsed: strings point into argv; NULL when not given. */
+struct ctl_args {
+	const char *pos[CTL_POS_MAX];
+	int npos;
+	const char *reason;
+	const char *role;
+	const char *ttl;
+	const char *cluster;
+	const char *label;
+	const char *node;
+	const char *since;
+	const char *limit;
+	int json;
+	int help;
+};
+
+struct ctl_client;
+struct api_node;
+struct api_token;
+struct api_event;
+struct api_cluster;
+struct api_token_request;
+struct report;
+
+/* One entry of the command table (tbctl.c). */
+struct ctl_cmd {
+	const char *name;         /* "node cordon": one or two words */
+	const char *usage;        /* what follows the name: "NODE --reason TEXT" */
+	const char *help;         /* description and options, for --help */
+	unsigned opts;            /* enum ctl_opt bits accepted */
+	int min_pos, max_pos;     /* positional arguments (max -1: unlimited) */
+	int (*handler)(struct ctl_client *, const struct ctl_args *);
+};
+
+/* ctl_parse.c */
+
+/*
+ * Global options: argv[1..] up to the first word that is not an option.
+ * Defaults come from the environment (TBCTL_URL, TBCTL_TOKEN_FILE), passed
+ * in as env_url and env_token_file (may be NULL).  On success *cmd is the
+ * index of the command's first word (argc when there is none).  Returns 0,
+ * or -1 with a message for a usage error.
+ */
+int ctl_parse_global(int argc, char **argv, const char *env_url, const char *env_token_file,
+    struct ctl_global *g, int *cmd, char *err, size_t errlen);
+
+/*
+ * The entry of table (n entries) named by the words at argv[0..]: the one
+ * with the most words matching.  Sets *used to the number of words taken.
+ * NULL when none matches.
+ */
+const struct ctl_cmd *ctl_cmd_find(const struct ctl_cmd *table, int n, int argc, char **argv,
+    int *used);
+
+/* 1 when word is the first word of a two-word command of the table ("node"). */
+int ctl_cmd_is_group(const struct ctl_cmd *table, int n, const char *word);
+
+/*
+ * The arguments after the command's name: "--opt VALUE", "--opt=VALUE",
+ * --json, --help or -h anywhere, "--" ends the options.  Checks the options
+ * are the command's and the count of positional arguments.  Returns 0 (also
+ * when --help is seen: a->help is set and nothing else is checked), or -1
+ * with a message for a usage error.
+ */
+int ctl_parse_args(const struct ctl_cmd *cmd, int argc, char **argv, struct ctl_args *a,
+    char *err, size_t errlen);
+
+/*
+ * A duration: "90" (seconds), "3600s", "30m", "1h", "7d", "2w", or sums
+ * like "1h30m"; decimals allowed ("1.5h").  Returns 0 with *secs > 0, or -1.
+ */
+int ctl_parse_duration(const char *s, double *secs);
+
+/*
+ * A point in time: unix seconds ("1763782801"), an RFC 3339 time
+ * ("2025-11-22T03:40:01Z", "...+01:00", fractions allowed), a UTC time
+ * "YYYY-MM-DD HH:MM[:SS]" or a date "YYYY-MM-DD" (midnight UTC), or a
+ * duration back from now ("10m", "2h"; a unit is required).  Returns 0
+ * with *out in unix seconds, or -1.
+ */
+int ctl_parse_time(const char *s, double now, double *out);
+
+/* A whole number from lo to hi.  Returns 0, or -1. */
+int ctl_parse_count(const char *s, long lo, long hi, long *out);
+
+/* A token id: API_TOKEN_ID_LEN lowercase hex digits.  1 when it is one. */
+int ctl_token_id_valid(const char *s);
+
+/*
+ * Read the bearer token from path into buf (size bytes), trimming white
+ * space.  Returns 0; *loose is set when the file is readable by its group
+ * or others (the caller warns).  Returns -1 with a message naming the file
+ * when it cannot be read, is empty, too long or holds more than one word.
+ */
+int ctl_token_read(const char *path, char *buf, size_t size, int *loose, char *err,
+    size_t errlen);
+
+/*
+ * The default token file: $HOME/.config/tbmesh/token when it exists, into
+ * buf.  Returns 0, or -1 when there is none (no token is sent).
+ */
+int ctl_token_default(const char *home, char *buf, size_t size);
+
+/* Print one "tbctl: ..." line on stderr. */
+void ctl_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ctl_errx, then return CTL_EXIT_FAIL / CTL_EXIT_USAGE. */
+int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ctl_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ctl_nodes.c: what every handler shares. */
+/* The time now, in unix seconds. */
+double ctl_now(void);
+/* CTL_EXIT_OK when name is a valid node or cluster name (kind says which), else a usage error. */
+int ctl_name_check(const char *cmd, const char *kind, const char *name);
+/* CTL_EXIT_OK when text (option opt) is given, not blank, short enough, one line. */
+int ctl_reason_check(const char *cmd, const char *usage, const char *text, const char *opt);
+/* Natural order of names: runs of digits compare as numbers (mac2 < mac10). */
+int ctl_name_cmp(const char *a, const char *b);
+/* --json given before or after the command. */
+int ctl_want_json(struct ctl_client *cl, const struct ctl_args *a);
+
+/*
+ * What the handlers print for people, given the decoded reply and the time
+ * now (for ages).  Return 0, or -1 when out of memory.  ctl_nodes_print
+ * sorts nodes by name (ctl_name_cmp); r may be NULL (no report yet).
+ */
+int ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now);
+int ctl_show_print(FILE *f, const struct api_node *n, const struct report *r, double now);
+int ctl_tokens_print(FILE *f, const struct api_token *t, int n, double now);
+int ctl_events_print(FILE *f, const struct api_event *ev, int n);
+int ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now);
+
+/*
+ * token create's options (role, ttl, cluster, label) into a request:
+ * role bootstrap by default; ttl 1h by default for bootstrap, never for the
+ * others.  Returns 0, or -1 with a message for a usage error.
+ */
+int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *req,
+    char *err, size_t errlen);
+
+/*
+ * The request path of tbctl events: "/v1/events?node=N&since=T&limit=L"
+ * with what was given; --since as ctl_parse_time reads it, sent in whole
+ * unix seconds.  Returns 0, or -1 with a message for a usage error.
+ */
+int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
+    size_t errlen);
+
+/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c). */
+int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
+int ctl_node_show(struct ctl_client *, const struct ctl_args *);
+int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
+int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
+int ctl_node_down(struct ctl_client *, const struct ctl_args *);
+int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_token_create(struct ctl_client *, const struct ctl_args *);
+int ctl_token_list(struct ctl_client *, const struct ctl_args *);
+int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
+int ctl_events(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
+int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+
+#endif

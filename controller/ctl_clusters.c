@@ -1,0 +1,117 @@
+/*
+ * tbctl cluster create NAME, cluster add NAME NODE..., clusters.
+ */
+#include "ctl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_json.h"
+#include "ctl_http.h"
+#include "ctl_output.h"
+
+int
+ctl_cluster_create(struct ctl_client *cl, const struct ctl_args *a)
+{
+	char what[API_NAME_MAX + 16], *body;
+	struct ctl_reply r;
+	int rc;
+
+	if ((rc = ctl_name_check("cluster create", "cluster", a->pos[0])) != CTL_EXIT_OK)
+		return rc;
+	if ((body = api_json_name(a->pos[0])) == NULL)
+		return ctl_fail("out of memory");
+	snprintf(what, sizeof(what), "cluster %s", a->pos[0]);
+	rc = ctl_call(cl, "POST", "/v1/clusters", body, what, &r);
+	free(body);
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (rc == CTL_EXIT_OK)
+		printf("cluster %s created\n", a->pos[0]);
+	ctl_reply_free(&r);
+	return rc;
+}
+
+/* "mac1, mac2 and mac3" on stdout. */
+static void
+print_names(const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		printf("%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+}
+
+int
+ctl_cluster_add(struct ctl_client *cl, const struct ctl_args *a)
+{
+	const char *const *nodes = a->pos + 1;
+	char path[256], what[API_NAME_MAX + 16], *body;
+	struct ctl_reply r;
+	int rc, n = a->npos - 1;
+
+	if ((rc = ctl_name_check("cluster add", "cluster", a->pos[0])) != CTL_EXIT_OK)
+		return rc;
+	for (int i = 0; i < n; i++)
+		if ((rc = ctl_name_check("cluster add", "node", nodes[i])) != CTL_EXIT_OK)
+			return rc;
+	snprintf(what, sizeof(what), "cluster %s", a->pos[0]);
+	if (ctl_path(cl, path, sizeof(path), "/v1/clusters/", a->pos[0], "/nodes") == -1)
+		return ctl_fail("%s: name too long", what);
+	if ((body = api_json_names(nodes, n)) == NULL)
+		return ctl_fail("out of memory");
+	rc = ctl_call(cl, "POST", path, body, what, &r);
+	free(body);
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (rc == CTL_EXIT_OK) {
+		print_names(nodes, n);
+		printf(" added to cluster %s\n", a->pos[0]);
+	}
+	ctl_reply_free(&r);
+	return rc;
+}
+
+int
+ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now)
+{
+	static const char *headers[] = { "NAME", "NODES", "CREATED" };
+	struct ctl_table *t = ctl_table_new(3, headers);
+	char nodes[16], created[CTL_FMT_MAX];
+
+	if (t == NULL)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		snprintf(nodes, sizeof(nodes), "%d", c[i].n_nodes);
+		const char *cells[] = { c[i].name, nodes,
+			ctl_fmt_age(c[i].created_at, now, created, sizeof(created)) };
+		if (ctl_table_add(t, cells) == -1) {
+			ctl_table_free(t);
+			return -1;
+		}
+	}
+	ctl_table_print(t, f, 0);
+	ctl_table_free(t);
+	return 0;
+}
+
+int
+ctl_clusters_list(struct ctl_client *cl, const struct ctl_args *a)
+{
+	struct api_cluster *c = NULL;
+	struct ctl_reply r;
+	char err[256];
+	int n, rc;
+
+	if ((rc = ctl_call(cl, "GET", "/v1/clusters", NULL, NULL, &r)) != CTL_EXIT_OK)
+		goto done;
+	if (ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (api_json_decode_clusters(r.body, r.len, &c, &n, err, sizeof(err)) == -1)
+		rc = ctl_fail("cannot decode the list of clusters: %s", err);
+	else if (ctl_clusters_print(stdout, c, n, ctl_now()) == -1)
+		rc = ctl_fail("out of memory");
+	free(c);
+done:
+	ctl_reply_free(&r);
+	return rc;
+}

@@ -1,0 +1,249 @@
+/*
+ * tbctl nodes, node cordon, node uncordon, node down, node remove (node
+ * show is in ctl_show.c), and the checks every handler shares.
+ */
+#include "ctl.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api_json.h"
+#include "ctl_http.h"
+#include "ctl_output.h"
+
+double
+ctl_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
+		return NAN;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+ctl_name_check(const char *cmd, const char *kind, const char *name)
+{
+	if (api_name_valid(name))
+		return CTL_EXIT_OK;
+	return ctl_usage("%s: \"%s\" is not a valid %s name (1 to %d of A-Z a-z 0-9 . _ -, "
+	    "not starting with . or -)", cmd, name, kind, API_NAME_MAX);
+}
+
+int
+ctl_reason_check(const char *cmd, const char *usage, const char *text, const char *opt)
+{
+	const char *p = text;
+
+	if (text != NULL)
+		while (*p == ' ' || *p == '\t')
+			p++;
+	if (text == NULL || *p == '\0')
+		return ctl_usage("%s: %s is required (usage: tbctl %s %s)", cmd, opt, cmd, usage);
+	if (strlen(text) > API_REASON_MAX)
+		return ctl_usage("%s: %s is longer than %d bytes", cmd, opt, API_REASON_MAX);
+	for (p = text; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return ctl_usage("%s: %s holds a control character", cmd, opt);
+	return CTL_EXIT_OK;
+}
+
+int
+ctl_want_json(struct ctl_client *cl, const struct ctl_args *a)
+{
+	return a->json || ctl_client_json(cl);
+}
+
+/* Names in natural order: runs of digits compare as numbers (mac2 < mac10). */
+int
+ctl_name_cmp(const char *a, const char *b)
+{
+	while (*a != '\0' && *b != '\0') {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *ea = a, *eb = b;
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			for (ea = a; isdigit((unsigned char)*ea); ea++)
+				;
+			for (eb = b; isdigit((unsigned char)*eb); eb++)
+				;
+			if (ea - a != eb - b)
+				return ea - a < eb - b ? -1 : 1;
+			int c = strncmp(a, b, (size_t)(ea - a));
+			if (c != 0)
+				return c;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a == *b ? 0 : *a == '\0' ? -1 : 1;
+}
+
+static int
+node_cmp(const void *a, const void *b)
+{
+	const struct api_node *x = a, *y = b;
+	int c = ctl_name_cmp(x->name, y->name);
+
+	return c != 0 ? c : strcmp(x->name, y->name);
+}
+
+static int
+node_row(struct ctl_table *t, const struct api_node *n, double now)
+{
+	char state[API_NAME_MAX + 2], mem[CTL_FMT_MAX], watts[CTL_FMT_MAX];
+	char age[CTL_FMT_MAX];
+	const char *os = n->os_build[0] != '\0' ? n->os_build : n->os_version;
+	const char *rdma = n->rdma == RDMA_STATE_UNKNOWN ? NULL : report_rdma_state_str(n->rdma);
+
+	snprintf(state, sizeof(state), "%s%s", api_node_state_str(n->state),
+	    n->unexpected_reboot ? "*" : "");
+	const char *cells[] = { n->name, n->cluster, state, n->model,
+		ctl_fmt_usage(n->memory_used_bytes, n->memory_total_bytes, mem, sizeof(mem)),
+		ctl_fmt_watts(n->power_watts, watts, sizeof(watts)), os, rdma,
+		ctl_fmt_age(n->last_report_at, now, age, sizeof(age)) };
+	return ctl_table_add(t, cells);
+}
+
+int
+ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now)
+{
+	static const char *headers[] = { "NAME", "CLUSTER", "STATE", "MODEL", "MEMORY",
+		"POWER", "OS", "RDMA", "AGE" };
+	struct ctl_table *t = ctl_table_new(9, headers);
+
+	if (t == NULL)
+		return -1;
+	qsort(nodes, (size_t)n, sizeof(*nodes), node_cmp);
+	for (int i = 0; i < n; i++)
+		if (node_row(t, &nodes[i], now) == -1) {
+			ctl_table_free(t);
+			return -1;
+		}
+	ctl_table_print(t, f, 0);
+	ctl_table_free(t);
+	return 0;
+}
+
+int
+ctl_nodes_list(struct ctl_client *cl, const struct ctl_args *a)
+{
+	struct api_node *nodes = NULL;
+	struct ctl_reply r;
+	char err[256];
+	int n, rc;
+
+	if ((rc = ctl_call(cl, "GET", "/v1/nodes", NULL, NULL, &r)) != CTL_EXIT_OK)
+		goto done;
+	if (ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (api_json_decode_nodes(r.body, r.len, &nodes, &n, err, sizeof(err)) == -1)
+		rc = ctl_fail("cannot decode the list of nodes: %s", err);
+	else if (ctl_nodes_print(stdout, nodes, n, ctl_now()) == -1)
+		rc = ctl_fail("out of memory");
+	free(nodes);
+done:
+	ctl_reply_free(&r);
+	return rc;
+}
+
+/*
+ * POST /v1/nodes/NAME/<action> with body, then "NAME <done>[: reason]",
+ * or the node that came back with --json.
+ */
+static int
+node_action(struct ctl_client *cl, const struct ctl_args *a, const char *action,
+    const char *body, const char *done)
+{
+	char path[256], what[API_NAME_MAX + 16];
+	const char *name = a->pos[0];
+	struct ctl_reply r;
+	int rc;
+
+	if (body == NULL)
+		return ctl_fail("out of memory");
+	snprintf(what, sizeof(what), "node %s", name);
+	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", name, action) == -1)
+		return ctl_fail("%s: name too long", what);
+	rc = ctl_call(cl, "POST", path, body, what, &r);
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (rc == CTL_EXIT_OK)
+		printf("%s %s%s%s\n", name, done, a->reason != NULL ? ": " : "",
+		    a->reason != NULL ? a->reason : "");
+	ctl_reply_free(&r);
+	return rc;
+}
+
+/* cordon and down: a node name and a reason. */
+static int
+node_with_reason(struct ctl_client *cl, const struct ctl_args *a, const char *cmd,
+    const char *usage, const char *action, const char *done)
+{
+	char *body;
+	int rc;
+
+	if ((rc = ctl_name_check(cmd, "node", a->pos[0])) != CTL_EXIT_OK ||
+	    (rc = ctl_reason_check(cmd, usage, a->reason, "--reason")) != CTL_EXIT_OK)
+		return rc;
+	body = api_json_reason(a->reason);
+	rc = node_action(cl, a, action, body, done);
+	free(body);
+	return rc;
+}
+
+int
+ctl_node_cordon(struct ctl_client *cl, const struct ctl_args *a)
+{
+	return node_with_reason(cl, a, "node cordon", "NODE --reason TEXT", "/cordon",
+	    "cordoned");
+}
+
+int
+ctl_node_down(struct ctl_client *cl, const struct ctl_args *a)
+{
+	return node_with_reason(cl, a, "node down", "NODE --reason TEXT", "/down",
+	    "marked down");
+}
+
+int
+ctl_node_uncordon(struct ctl_client *cl, const struct ctl_args *a)
+{
+	int rc;
+
+	if ((rc = ctl_name_check("node uncordon", "node", a->pos[0])) != CTL_EXIT_OK)
+		return rc;
+	return node_action(cl, a, "/uncordon", "{}", "uncordoned");
+}
+
+int
+ctl_node_remove(struct ctl_client *cl, const struct ctl_args *a)
+{
+	char path[256], what[API_NAME_MAX + 16];
+	struct ctl_reply r;
+	int rc;
+
+	if ((rc = ctl_name_check("node remove", "node", a->pos[0])) != CTL_EXIT_OK)
+		return rc;
+	snprintf(what, sizeof(what), "node %s", a->pos[0]);
+	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", a->pos[0], "") == -1)
+		return ctl_fail("%s: name too long", what);
+	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);
+	if (rc == CTL_EXIT_OK && !ctl_want_json(cl, a))
+		printf("%s removed\n", a->pos[0]);
+	else if (rc == CTL_EXIT_OK && r.len > 0)
+		rc = ctl_json_print(r.body, r.len);
+	ctl_reply_free(&r);
+	return rc;
+}

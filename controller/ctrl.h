@@ -1,0 +1,52 @@
+/*
+ * What the controller's modules share: the inventory connection and its
+ * lock, the registry, the ingest pipeline, settings and counters.
+ */
+#ifndef TBMESH_CTRL_H
+#define TBMESH_CTRL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "inventory.h"
+#include "registry.h"
+
+struct ingest;
+
+#define CTRL_LAT_BUCKETS 12
+
+struct ctrl_counters {
+	atomic_uint_fast64_t reports_ingested;
+	atomic_uint_fast64_t reports_rejected;
+	atomic_uint_fast64_t enrollments;
+	atomic_uint_fast64_t requests;
+	atomic_uint_fast64_t batches;
+	/* request latency histogram (seconds), cumulative at render time */
+	atomic_uint_fast64_t lat_bucket[CTRL_LAT_BUCKETS];
+	atomic_uint_fast64_t lat_count;
+	atomic_uint_fast64_t lat_sum_us;
+};
+
+extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds */
+
+struct ctrl {
+	struct inv *inv;              /* guarded by inv_mu */
+	pthread_mutex_t inv_mu;
+	struct registry *reg;
+	struct ingest *ingest;
+	double unreachable_after;     /* seconds without a report */
+	double retention;             /* seconds of samples kept */
+	struct ctrl_counters ctr;
+};
+
+double ctrl_now(void);
+
+/* Record an event and log it; inv_mu must be held. */
+void ctrl_event(struct ctrl *c, double now, const char *actor, const char *node,
+    const char *what, const char *reason);
+
+/* Count one request that took seconds. */
+void ctrl_observe_latency(struct ctrl *c, double seconds);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * The writer thread: take the whole queue, store it in one transaction with
+ * the lifecycle decisions each report implies, commit, answer.
+ */
+#include "ingest.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "lifecycle.h"
+#include "log.h"
+
+struct ingest {
+	struct ctrl *c;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ingest_item *head, *tail;
+	int n, stopping;
+};
+
+struct ingest_item *
+ingest_item_new(void)
+{
+	struct ingest_item *it = calloc(1, sizeof(*it));
+
+	if (it != NULL)
+		report_init(&it->report);
+	return it;
+}
+
+void
+ingest_item_free(struct ingest_item *it)
+{
+	if (it == NULL)
+		return;
+	free(it->json);
+	free(it);
+}
+
+int
+ingest_submit(struct ingest *in, struct ingest_item *it)
+{
+	pthread_mutex_lock(&in->mu);
+	if (in->stopping || in->n >= INGEST_QUEUE_MAX) {
+		pthread_mutex_unlock(&in->mu);
+		return -1;
+	}
+	it->next = NULL;
+	if (in->tail)
+		in->tail->next = it;
+	else
+		in->head = it;
+	in->tail = it;
+	in->n++;
+	pthread_cond_signal(&in->cv);
+	pthread_mutex_unlock(&in->mu);
+	return 0;
+}
+
+/* Store one report and what it changes; inv_mu held, transaction open. */
+static int
+store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
+{
+	struct reg_node n;
+	struct lc_result res;
+	char why[128];
+
+	if (registry_get_node(c->reg, it->node, &n) == -1) {
+		it->status = 404;
+		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
+		return 0;
+	}
+	lc_on_report(&n.lc, &it->report, it->received_at, &res);
+	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
+		.report = &it->report, .json = it->json, .json_len = it->json_len };
+	if (inv_report_store(c->inv, &in) == -1)
+		return -1;
+	if (res.changed) {
+		if (inv_node_set_state(c->inv, n.id, res.state, res.reason,
+		    res.unexpected_reboot) == -1)
+			return -1;
+		if (res.what[0])
+			ctrl_event(c, it->received_at, "controller", n.name, res.what,
+			    res.event_reason);
+	}
+	*lc_out = n.lc;
+	lc_out->state = res.state;
+	lc_out->unexpected_reboot = res.unexpected_reboot;
+	lc_out->last_report_at = it->received_at;
+	if (!isnan(it->report.node.boot_time))
+		lc_out->boot_time = it->report.node.boot_time;
+	lc_out->last_report_healthy = lc_report_healthy(&it->report, why, sizeof(why));
+	it->status = 204;
+	return 0;
+}
+
+/* One batch: a transaction over the items; on failure every item gets 503. */
+static void
+write_batch(struct ctrl *c, struct ingest_item *batch, int n)
+{
+	struct lc_node *lcs = calloc((size_t)n, sizeof(*lcs));
+	int ok = lcs != NULL;
+	int i = 0;
+
+	pthread_mutex_lock(&c->inv_mu);
+	if (ok && inv_begin(c->inv) == -1)
+		ok = 0;
+	for (struct ingest_item *it = batch; ok && it != NULL; it = it->next, i++)
+		if (store_one(c, it, &lcs[i]) == -1)
+			ok = 0;
+	if (ok && inv_commit(c->inv) == -1)
+		ok = 0;
+	if (!ok)
+		inv_rollback(c->inv);
+	pthread_mutex_unlock(&c->inv_mu);
+
+	i = 0;
+	for (struct ingest_item *it = batch, *next; it != NULL; it = next, i++) {
+		next = it->next;
+		if (!ok) {
+			it->status = 503;
+			snprintf(it->error, sizeof(it->error), "the inventory could not store it");
+		} else if (it->status == 204) {
+			registry_set_lc(c->reg, it->node, &lcs[i]);
+			atomic_fetch_add(&c->ctr.reports_ingested, 1);
+		}
+		it->done(it, it->arg);
+	}
+	atomic_fetch_add(&c->ctr.batches, 1);
+	free(lcs);
+}
+
+static void *
+writer(void *arg)
+{
+	struct ingest *in = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&in->mu);
+		while (in->head == NULL && !in->stopping)
+			pthread_cond_wait(&in->cv, &in->mu);
+		if (in->head == NULL && in->stopping) {
+			pthread_mutex_unlock(&in->mu);
+			return NULL;
+		}
+		struct ingest_item *batch = in->head, *last = batch;
+		int n = 1;
+		while (last->next != NULL && n < INGEST_BATCH_MAX) {
+			last = last->next;
+			n++;
+		}
+		in->head = last->next;
+		if (in->head == NULL)
+			in->tail = NULL;
+		last->next = NULL;
+		in->n -= n;
+		pthread_mutex_unlock(&in->mu);
+		write_batch(in->c, batch, n);
+	}
+}
+
+struct ingest *
+ingest_start(struct ctrl *c)
+{
+	struct ingest *in = calloc(1, sizeof(*in));
+
+	if (in == NULL)
+		return NULL;
+	in->c = c;
+	pthread_mutex_init(&in->mu, NULL);
+	pthread_cond_init(&in->cv, NULL);
+	if (pthread_create(&in->thread, NULL, writer, in) != 0) {
+		free(in);
+		return NULL;
+	}
+	return in;
+}
+
+void
+ingest_stop(struct ingest *in)
+{
+	if (in == NULL)
+		return;
+	pthread_mutex_lock(&in->mu);
+	in->stopping = 1;
+	pthread_cond_signal(&in->cv);
+	pthread_mutex_unlock(&in->mu);
+	pthread_join(in->thread, NULL);
+	pthread_mutex_destroy(&in->mu);
+	pthread_cond_destroy(&in->cv);
+	free(in);
+}

@@ -1,0 +1,46 @@
+/*
+ * Report ingestion with group commit.  Request handlers submit decoded
+ * reports; one writer thread stores everything queued in one transaction,
+ * commits (durable: synchronous=FULL), and only then calls each item's done
+ * callback with its HTTP status, so a 2xx means the report is on disk.
+ * The queue is bounded: when full, submit refuses (the client gets 503 and
+ * retries).
+ */
+#ifndef TBMESH_INGEST_H
+#define TBMESH_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+
+#define INGEST_QUEUE_MAX 4096
+#define INGEST_BATCH_MAX 1024
+
+struct ctrl;
+struct ingest;
+
+struct ingest_item {
+	struct ingest_item *next;
+	char node[64];
+	double received_at;
+	struct report report;
+	char *json;                  /* owned by the item */
+	size_t json_len;
+	int status;                  /* set before done(): 204, or an error status */
+	char error[128];             /* message when status is not 2xx */
+	void (*done)(struct ingest_item *it, void *arg); /* called on the writer thread */
+	void *arg;
+};
+
+struct ingest *ingest_start(struct ctrl *c);
+void ingest_stop(struct ingest *in);     /* drains the queue first; accepts NULL */
+
+/* Queue it; on -1 (queue full or stopping) the caller keeps ownership. */
+int ingest_submit(struct ingest *in, struct ingest_item *it);
+
+/* A new item (zeroed, report null); free with ingest_item_free. */
+struct ingest_item *ingest_item_new(void);
+void ingest_item_free(struct ingest_item *it);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * The inventory: one SQLite file (WAL, foreign keys on, versioned
+ * migrations applied at open).  This is the only module that includes
+ * sqlite3.h.  It holds nodes, their latest report, a bounded history of
+ * samples, clusters, tokens (hashed) and the event log.
+ *
+ * Threads: one struct inv is one connection and must be used by one thread
+ * at a time (the caller serialises; the controller holds a mutex).
+ *
+ * Transactions: inv_begin/inv_commit group writes; a commit returns only
+ * when the data is durable (synchronous=FULL in WAL mode); a commit that
+ * fails rolls the transaction back.  Functions marked "in a transaction"
+ * expect the caller to have begun one (called outside one, they begin and
+ * commit their own); the others are single statements, atomic on their own,
+ * that also join the caller's transaction.  When a function fails with -1
+ * inside the caller's transaction, the caller rolls it back.
+ *
+ * Return values: 0 success, -1 error (logged, and described in err when the
+ * function takes one), INV_NOTFOUND when the thing named does not exist,
+ * INV_CONFLICT when a uniqueness or state rule refuses it.
+ */
+#ifndef TBMESH_INVENTORY_H
+#define TBMESH_INVENTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "report.h"
+
+#define INV_NOTFOUND 1
+#define INV_CONFLICT 2
+#define INV_HASH_LEN 32   /* SHA-256 */
+
+struct inv;
+
+/* What the controller keeps in memory about a node to ingest its reports. */
+struct inv_node_key {
+	int64_t id;
+	api_name name;
+	report_str hardware_uuid;
+	enum node_state state;
+	double boot_time;           /* from the latest report; NAN unknown */
+	double last_report_at;      /* NAN never */
+	int unexpected_reboot;
+};
+
+/* One report to store (see inv_report_store). */
+struct inv_report_in {
+	int64_t node_id;
+	double received_at;
+	const struct report *report;
+	const char *json;           /* the report as received, validated */
+	size_t json_len;
+};
+
+struct inv *inv_open(const char *path, char *err, size_t errlen);
+void inv_close(struct inv *inv);              /* accepts NULL */
+int inv_schema_version(struct inv *inv);
+/* PRAGMA integrity_check; 0 when "ok", else -1 with the first problem in err. */
+int inv_integrity_check(struct inv *inv, char *err, size_t errlen);
+
+int inv_begin(struct inv *inv);
+int inv_commit(struct inv *inv);
+void inv_rollback(struct inv *inv);
+
+/* ---- tokens ---- */
+/* Store a new token (its secret's SHA-256 only).  In a transaction or not. */
+int inv_token_add(struct inv *inv, const struct api_token *t, const uint8_t hash[INV_HASH_LEN]);
+/* By id; fills *t and hash.  INV_NOTFOUND if none. */
+int inv_token_get(struct inv *inv, const char *id, struct api_token *t,
+    uint8_t hash[INV_HASH_LEN]);
+/* Every token, newest first; *out is malloc'd (free it). */
+int inv_token_list(struct inv *inv, struct api_token **out, int *n);
+int inv_token_revoke(struct inv *inv, const char *id);
+/*
+ * Mark a bootstrap token used at now; INV_CONFLICT if it already was (or is
+ * revoked), INV_NOTFOUND if there is no such token.  In a transaction.
+ */
+int inv_token_use(struct inv *inv, const char *id, double now);
+/* Revoke every node token of a node.  In a transaction. */
+int inv_token_revoke_node(struct inv *inv, const char *node);
+/* Tokens of that role that are not revoked; -1 on error. */
+int inv_token_count(struct inv *inv, enum token_role role);
+
+/* ---- nodes ---- */
+/*
+ * Insert or update the node whose hardware UUID is that of r (a re-enrolling
+ * Mac keeps its record and name).  name: the name for a new node; INV_CONFLICT
+ * if another node (other hardware UUID) has it.  cluster: "" or a cluster
+ * that must exist (INV_NOTFOUND); "" leaves an existing node where it is.
+ * Sets state to st (an existing node keeps its reason only if its state does
+ * not change, and keeps its unexpected-reboot flag and enrolment time),
+ * stores r as its latest report received at now, adds a sample.  Fills *key.
+ * err says why on every failure.  In a transaction.
+ */
+int inv_node_upsert(struct inv *inv, const struct report *r, const char *json, size_t json_len,
+    const char *name, const char *cluster, enum node_state st, double now,
+    struct inv_node_key *key, char *err, size_t errlen);
+/* Every node's key, for the in-memory index; *out malloc'd. */
+int inv_node_keys(struct inv *inv, struct inv_node_key **out, int *n);
+int inv_node_get(struct inv *inv, const char *name, struct api_node *out);
+/* The latest report's JSON (malloc'd, NUL-terminated) or NULL in *json. */
+int inv_node_report(struct inv *inv, const char *name, char **json);
+int inv_node_list(struct inv *inv, struct api_node **out, int *n);
+/* Set state, reason ("" none) and the unexpected-reboot flag.  In a transaction or not. */
+int inv_node_set_state(struct inv *inv, int64_t node_id, enum node_state st, const char *reason,
+    int unexpected_reboot);
+int inv_node_remove(struct inv *inv, const char *name);
+
+/*
+ * Store a report: the node's latest report, last-report time, summary,
+ * boot time (a report without one keeps the last known) and a sample row
+ * (memory used/total, power, link speeds).  INV_NOTFOUND if no node has
+ * in->node_id.  In a transaction.
+ */
+int inv_report_store(struct inv *inv, const struct inv_report_in *in);
+/* Delete samples older than before (unix seconds). Returns rows deleted, or -1. */
+int64_t inv_samples_prune(struct inv *inv, double before);
+/* Samples of a node ("" every node's; 0 for an unknown node), or -1. */
+int64_t inv_samples_count(struct inv *inv, const char *node);
+
+/* ---- clusters ---- */
+int inv_cluster_add(struct inv *inv, const char *name, double now);   /* INV_CONFLICT if exists */
+int inv_cluster_list(struct inv *inv, struct api_cluster **out, int *n);
+int inv_cluster_get(struct inv *inv, const char *name, struct api_cluster *out);
+/* Put a node in a cluster, or out of any with cluster "" (INV_NOTFOUND for either). */
+int inv_cluster_set_node(struct inv *inv, const char *cluster, const char *node);
+
+/* ---- events ---- */
+/* In a transaction or not. */
+int inv_event_add(struct inv *inv, double time, const char *actor, const char *node,
+    const char *what, const char *reason);
+/* node: "" for all; since: NAN for all; limit: at most this many, newest last. */
+int inv_event_list(struct inv *inv, const char *node, double since, int limit,
+    struct api_event **out, int *n);
+
+#endif

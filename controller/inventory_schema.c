@@ -1,0 +1,257 @@
+/*
+ * The inventory's schema and its migrations, and the checks made when a file
+ * is opened.
+ *
+ * The file is marked with PRAGMA application_id (INV_APP_ID) and its schema
+ * version is PRAGMA user_version: 0 for a new file, n once migrations[0..n-1]
+ * are applied.  Each migration runs in its own transaction together with the
+ * user_version update, so a crash leaves the file at one version or the
+ * next, never between.  To change the schema, append a migration; never edit
+ * one that has shipped.
+ *
+ * Schema (version 1).  Times are unix seconds (REAL).  NULL is "unknown" or
+ * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
+ * Enumerations are stored as the API spells them ("ready", "enabled",
+ * "bootstrap"); the code validates them, so a new value needs no table
+ * rebuild.
+ *
+ *   clusters  id, name UNIQUE, created_at
+ *   nodes     id, name UNIQUE, hardware_uuid UNIQUE, cluster_id -> clusters
+ *             (ON DELETE SET NULL), state, reason, unexpected_reboot (0/1),
+ *             the summary of the latest report (serial, model, chip,
+ *             os_version, os_build, rdma, memory_total, memory_used =
+ *             total - free, power_watts = power.system_watts, boot_time =
+ *             the last one known), last_report_at, enrolled_at, report_json
+ *             (the last column, so that listing nodes never reads its
+ *             overflow pages)
+ *   samples   node_id -> nodes (ON DELETE CASCADE), t, memory_used,
+ *             memory_total, power_watts, link_speeds ("2:80,3:40": receptacle
+ *             and negotiated Gb/s of the ports whose speed is known);
+ *             indexed on (node_id, t) for a node's history and on t for
+ *             pruning
+ *   tokens    id (the 12 hex digits of "tbm_<id>_<secret>") PRIMARY KEY, role,
+ *             hash (SHA-256 of the secret, 32 bytes), cluster, node (names,
+ *             not keys: a token outlives what it names), label, created_at,
+ *             expires_at, used_at, revoked (0/1)
+ *   events    id INTEGER PRIMARY KEY (insertion order), time, actor, node (a
+ *             name, kept after the node is removed), what, reason; indexed on
+ *             (node, id) and on time
+ */
+#include "inventory_db.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+#define INV_APP_ID 1413631315   /* 0x54424d53, "TBMS" */
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define INV_BUSY_MS 5000
+
+static const char *const migrations[] = {
+	/* 1: the initial schema. */
+	"PRAGMA application_id = " XSTR(INV_APP_ID) ";"
+	"CREATE TABLE clusters ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  created_at REAL NOT NULL);"
+	"CREATE TABLE nodes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  hardware_uuid TEXT NOT NULL UNIQUE,"
+	"  cluster_id INTEGER REFERENCES clusters(id) ON DELETE SET NULL,"
+	"  state TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  unexpected_reboot INTEGER NOT NULL DEFAULT 0,"
+	"  serial TEXT, model TEXT, chip TEXT, os_version TEXT, os_build TEXT,"
+	"  rdma TEXT,"
+	"  memory_total INTEGER, memory_used INTEGER, power_watts REAL,"
+	"  boot_time REAL,"
+	"  last_report_at REAL,"
+	"  enrolled_at REAL NOT NULL,"
+	"  report_json TEXT);"
+	"CREATE INDEX nodes_cluster ON nodes(cluster_id);"
+	"CREATE TABLE samples ("
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  t REAL NOT NULL,"
+	"  memory_used INTEGER, memory_total INTEGER, power_watts REAL,"
+	"  link_speeds TEXT);"
+	"CREATE INDEX samples_node_t ON samples(node_id, t);"
+	"CREATE INDEX samples_t ON samples(t);"
+	"CREATE TABLE tokens ("
+	"  id TEXT PRIMARY KEY NOT NULL,"
+	"  role TEXT NOT NULL,"
+	"  hash BLOB NOT NULL CHECK (length(hash) = 32),"
+	"  cluster TEXT, node TEXT, label TEXT,"
+	"  created_at REAL NOT NULL,"
+	"  expires_at REAL,"
+	"  used_at REAL,"
+	"  revoked INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX tokens_node ON tokens(node) WHERE node IS NOT NULL;"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  time REAL NOT NULL,"
+	"  actor TEXT NOT NULL,"
+	"  node TEXT,"
+	"  what TEXT NOT NULL,"
+	"  reason TEXT);"
+	"CREATE INDEX events_node_id ON events(node, id);"
+	"CREATE INDEX events_time ON events(time);",
+};
+
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int
+inv_schema_latest(void)
+{
+	return N_MIGRATIONS;
+}
+
+/* Run a statement that returns one integer (a pragma, a count). */
+static int
+query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(s, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Run a pragma that answers with one text value and compare it. */
+static int
+pragma_text_is(sqlite3 *db, const char *sql, const char *want)
+{
+	sqlite3_stmt *s = NULL;
+	int ok = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(s, 0);
+		ok = v != NULL && strcasecmp(v, want) == 0;
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/*
+ * Is this file a tbmesh inventory (or empty) of a version we know?  Sets
+ * *version.  The first read of the file is here, so a file that is not a
+ * SQLite database is found here.
+ */
+static int
+check_file(sqlite3 *db, const char *path, int *version, char *err, size_t errlen)
+{
+	int64_t app = 0, ver = 0, tables = 0;
+	int rc;
+
+	rc = query_int(db, "PRAGMA application_id", &app);
+	if (rc == SQLITE_OK)
+		rc = query_int(db, "PRAGMA user_version", &ver);
+	if (rc == SQLITE_OK)
+		rc = query_int(db, "SELECT count(*) FROM sqlite_master", &tables);
+	if ((rc & 0xff) == SQLITE_NOTADB) {
+		snprintf(err, errlen, "%s is not a SQLite database", path);
+		return -1;
+	}
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		return -1;
+	}
+	if ((app != 0 && app != INV_APP_ID) || (app == 0 && (ver != 0 || tables != 0))) {
+		snprintf(err, errlen, "%s is a SQLite database but not a tbmesh inventory",
+		    path);
+		return -1;
+	}
+	if (ver > N_MIGRATIONS) {
+		snprintf(err, errlen, "%s has inventory schema version %lld, newer than "
+		    "the %d this program knows: use a newer tbcontrollerd", path,
+		    (long long)ver, N_MIGRATIONS);
+		return -1;
+	}
+	*version = (int)ver;
+	return 0;
+}
+
+/* WAL, durable commits, foreign keys: per connection, outside transactions. */
+static int
+set_pragmas(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	int64_t fk = 0;
+
+	if (!pragma_text_is(db, "PRAGMA journal_mode = WAL", "wal")) {
+		snprintf(err, errlen, "%s: cannot use write-ahead logging: %s", path,
+		    sqlite3_errmsg(db));
+		return -1;
+	}
+	if (sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
+	    NULL, NULL, NULL) != SQLITE_OK ||
+	    query_int(db, "PRAGMA foreign_keys", &fk) != SQLITE_OK || fk != 1) {
+		snprintf(err, errlen, "%s: cannot enable durability and foreign keys: %s",
+		    path, sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Apply migration v (1-based) in its own transaction, unless another
+ * process applied it meanwhile.
+ */
+static int
+migrate_to(sqlite3 *db, int v, char *err, size_t errlen)
+{
+	char sql[64];
+	char *msg = NULL;
+	int64_t cur = 0;
+
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
+	if (query_int(db, "PRAGMA user_version", &cur) != SQLITE_OK)
+		goto fail;
+	if (cur < v) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+		if (sqlite3_exec(db, migrations[v - 1], NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+	}
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "schema migration %d failed: %s", v,
+	    msg != NULL ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	if (!sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int
+inv_schema_setup(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	int version = 0;
+
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, INV_BUSY_MS);
+	if (check_file(db, path, &version, err, errlen) == -1)
+		return -1;
+	if (set_pragmas(db, path, err, errlen) == -1)
+		return -1;
+	for (int v = version + 1; v <= N_MIGRATIONS; v++) {
+		if (migrate_to(db, v, err, errlen) == -1)
+			return -1;
+		log_info("%s: schema migrated to version %d", path, v);
+	}
+	return N_MIGRATIONS;
+}

@@ -1,0 +1,64 @@
+/*
+ * Node lifecycle (DESIGN.md "Node lifecycle"): a pure engine.  Given what is
+ * known of a node and something that happened (a report, an operator's
+ * command, the passing of time) it says the node's next state and the event
+ * to record.  No I/O, no clock: the caller passes now.
+ *
+ *   report    a boot time that moved flags an unexpected reboot (unless a
+ *             reboot was expected); unreachable -> ready on a healthy report
+ *   tick      ready -> unreachable when no report for unreachable_after s;
+ *             other states keep their meaning and are shown as stale
+ *   cordon    ready, unreachable, draining, cordoned -> cordoned (reason required)
+ *   uncordon  cordoned or down -> ready, only with a fresh healthy report;
+ *             clears the unexpected-reboot flag (the operator has seen it)
+ *   down      any -> down (reason required)
+ */
+#ifndef TBMESH_LIFECYCLE_H
+#define TBMESH_LIFECYCLE_H
+
+#include "api.h"
+#include "report.h"
+
+struct lc_node {
+	enum node_state state;
+	double boot_time;          /* NAN unknown */
+	double last_report_at;     /* NAN never */
+	int last_report_healthy;
+	int unexpected_reboot;
+	int reboot_expected;       /* a rollout asked for a reboot */
+};
+
+struct lc_result {
+	int changed;               /* state, reason or flag differ from before */
+	enum node_state state;
+	int unexpected_reboot;
+	char reason[API_REASON_MAX + 1];  /* the node's state reason after */
+	char what[64];             /* the event ("state ready -> unreachable"); "" none */
+	char event_reason[API_REASON_MAX + 1];
+};
+
+enum lc_command { LC_CORDON, LC_UNCORDON, LC_DOWN };
+
+/*
+ * A report is healthy when the agent could read the Thunderbolt ports, the
+ * RDMA state and the memory.  why gets the first missing piece.
+ */
+int lc_report_healthy(const struct report *r, char *why, size_t whylen);
+
+/* A report arrived at now.  Fills *out; never fails. */
+void lc_on_report(const struct lc_node *n, const struct report *r, double now,
+    struct lc_result *out);
+
+/* Time passed. */
+void lc_on_tick(const struct lc_node *n, double now, double unreachable_after,
+    struct lc_result *out);
+
+/*
+ * An operator's command.  Returns 0 and fills *out, or -1 with the reason it
+ * is refused in err ("a reason is required", "mac3 has no report in the last
+ * 30 s").
+ */
+int lc_on_command(const struct lc_node *n, enum lc_command cmd, const char *reason, double now,
+    double unreachable_after, struct lc_result *out, char *err, size_t errlen);
+
+#endif

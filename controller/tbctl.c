@@ -1,0 +1,261 @@
+/*
+ * tbctl: the operator's command line over tbcontrollerd's HTTP API.
+ *
+ * The table below is every command: its words, what follows them, its
+ * help, the options it takes and its handler.  main() parses the global
+ * options, finds the command, parses its arguments, reads the bearer
+ * token and runs the handler, which sends one request and prints the reply.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "ctl_http.h"
+#include "version.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define TOKEN_MAX 1024
+
+static const struct ctl_cmd commands[] = {
+	{ "nodes", "",
+	  "List the nodes.\n"
+	  "Sorted by name.  STATE ends in '*' when the node rebooted without a\n"
+	  "requested reboot.  MEMORY is used/total, OS the macOS build, AGE the\n"
+	  "time since the node's last report.\n",
+	  0, 0, 0, ctl_nodes_list },
+	{ "node show", "NODE",
+	  "Show a node and its latest report.\n"
+	  "Its state and reason, then what it last reported: identity,\n"
+	  "Thunderbolt ports and peers, bridge, RDMA, memory, power, temperatures\n"
+	  "and collection errors.\n",
+	  0, 1, 1, ctl_node_show },
+	{ "node cordon", "NODE --reason TEXT",
+	  "Stop new placements on a node.\n"
+	  "  --reason TEXT     why (required; kept in the event log)\n",
+	  CTL_OPT_REASON, 1, 1, ctl_node_cordon },
+	{ "node uncordon", "NODE",
+	  "Allow placements on a cordoned node again.\n",
+	  0, 1, 1, ctl_node_uncordon },
+	{ "node down", "NODE --reason TEXT",
+	  "Mark a node down.\n"
+	  "  --reason TEXT     why (required; kept in the event log)\n",
+	  CTL_OPT_REASON, 1, 1, ctl_node_down },
+	{ "node remove", "NODE",
+	  "Remove a node from the inventory.\n",
+	  0, 1, 1, ctl_node_remove },
+	{ "token create", "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT]",
+	  "Create a token; print it alone on stdout.\n"
+	  "This is the only time the token is shown.\n"
+	  "  --role ROLE       admin, viewer or bootstrap (default bootstrap: lets\n"
+	  "                    one agent enrol itself)\n"
+	  "  --ttl DURATION    lifetime: 90 (seconds), 3600s, 30m, 1h, 7d, 2w, 1h30m;\n"
+	  "                    default 1h for bootstrap, never expires for the others\n"
+	  "  --cluster NAME    bootstrap: the cluster the enrolled node joins\n"
+	  "  --label TEXT      a note shown by token list\n",
+	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL, 0, 0,
+	  ctl_token_create },
+	{ "token list", "",
+	  "List the tokens (never their secrets).\n"
+	  "CREATED and USED are how long ago; EXPIRES is the time left, \"expired\"\n"
+	  "or \"never\".\n",
+	  0, 0, 0, ctl_token_list },
+	{ "token revoke", "ID",
+	  "Revoke a token by its id.\n"
+	  "ID is the 12 hex digits shown by token list.\n",
+	  0, 1, 1, ctl_token_revoke },
+	{ "events", "[--node NODE] [--since TIME] [--limit N]",
+	  "Show the event log.\n"
+	  "Times are in UTC.\n"
+	  "  --node NODE       only the events about this node\n"
+	  "  --since TIME      unix seconds, 2025-11-22T03:40:01Z, \"2025-11-22 03:40:01\"\n"
+	  "                    (UTC), 2025-11-22, or a duration back from now: 10m, 2h, 7d\n"
+	  "  --limit N         at most N events (1 to 100000; the controller's default\n"
+	  "                    is 1000)\n",
+	  CTL_OPT_NODE | CTL_OPT_SINCE | CTL_OPT_LIMIT, 0, 0, ctl_events },
+	{ "clusters", "",
+	  "List the clusters.\n"
+	  "NODES is how many nodes each has, CREATED how long ago it was created.\n",
+	  0, 0, 0, ctl_clusters_list },
+	{ "cluster create", "NAME",
+	  "Create an empty cluster.\n",
+	  0, 1, 1, ctl_cluster_create },
+	{ "cluster add", "NAME NODE...",
+	  "Put nodes into a cluster.\n",
+	  0, 2, -1, ctl_cluster_add },
+};
+
+static const char global_usage[] =
+"usage: tbctl [--url URL] [--token-file FILE] [--ca-file FILE] [--json]\n"
+"             COMMAND [ARGUMENTS]\n"
+"\n"
+"The command line of tbmesh: nodes, tokens, events and clusters, over the\n"
+"HTTP API of tbcontrollerd.\n"
+"\n"
+"Commands:\n";
+
+static const char global_options[] =
+"\n"
+"Options (before the command; --json and --help also after it):\n"
+"  --url URL          the controller (default $TBCTL_URL, else\n"
+"                     " CTL_DEFAULT_URL ")\n"
+"  --token-file FILE  the bearer token (default $TBCTL_TOKEN_FILE, else\n"
+"                     ~/" CTL_DEFAULT_TOKEN_FILE " when it exists)\n"
+"  --ca-file FILE     CA certificate to verify the controller's with\n"
+"  --json             print the controller's reply as JSON\n"
+"  -h, --help         this text; \"tbctl COMMAND --help\" for a command\n"
+"  -V, --version      print the version\n"
+"\n"
+"Exit status: 0 success, 1 failure, 2 usage error.\n";
+
+/* The first line of a command's help. */
+static void
+print_summary(FILE *f, const struct ctl_cmd *c)
+{
+	char left[96];
+
+	snprintf(left, sizeof(left), "%s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	if (strlen(left) > 28)
+		fprintf(f, "  %s\n  %-28s  ", left, "");
+	else
+		fprintf(f, "  %-28s  ", left);
+	fprintf(f, "%.*s\n", (int)strcspn(c->help, "\n"), c->help);
+}
+
+/* Every command, or those of one group ("node") when group is not NULL. */
+static void
+print_commands(FILE *f, const char *group)
+{
+	size_t n = group != NULL ? strlen(group) : 0;
+
+	for (size_t i = 0; i < NELEM(commands); i++)
+		if (group == NULL || (strncmp(commands[i].name, group, n) == 0 &&
+		    commands[i].name[n] == ' '))
+			print_summary(f, &commands[i]);
+}
+
+static void
+print_cmd_help(const struct ctl_cmd *c)
+{
+	printf("usage: tbctl %s%s%s\n\n%s", c->name, *c->usage ? " " : "", c->usage, c->help);
+	printf("  --json%*s%s\n", 12, "", "print the controller's reply as JSON");
+}
+
+/* "tbctl node", "tbctl node --help", "tbctl node frob". */
+static int
+group_usage(const char *group, int help, int argc, char **argv)
+{
+	if (help || (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0))) {
+		printf("usage: tbctl %s COMMAND\n\nCommands:\n", group);
+		print_commands(stdout, group);
+		return CTL_EXIT_OK;
+	}
+	if (argc > 1)
+		return ctl_usage("%s: unknown command \"%s\" (see tbctl %s --help)", group,
+		    argv[1], group);
+	return ctl_usage("%s: a command is missing (see tbctl %s --help)", group, group);
+}
+
+/* The bearer token into buf; *have 0 when no token file was given or found. */
+static int
+load_token(const struct ctl_global *g, char *buf, size_t size, int *have)
+{
+	char def[4096], err[512];
+	const char *path = g->token_file;
+	int loose;
+
+	*have = 0;
+	if (path == NULL) {
+		if (ctl_token_default(getenv("HOME"), def, sizeof(def)) == -1)
+			return CTL_EXIT_OK;
+		path = def;
+	}
+	if (ctl_token_read(path, buf, size, &loose, err, sizeof(err)) == -1)
+		return ctl_fail("%s", err);
+	if (loose)
+		ctl_errx("warning: token file %s is readable by group or others "
+		    "(chmod 600 %s)", path, path);
+	*have = 1;
+	return CTL_EXIT_OK;
+}
+
+static int
+run(const struct ctl_global *g, const struct ctl_cmd *cmd, const struct ctl_args *a)
+{
+	char token[TOKEN_MAX];
+	struct ctl_client *cl;
+	int rc, have;
+
+	if ((rc = load_token(g, token, sizeof(token), &have)) != CTL_EXIT_OK)
+		return rc;
+	cl = ctl_client_new(g, have ? token : NULL);
+	memset(token, 0, sizeof(token));
+	if (cl == NULL)
+		return ctl_fail("out of memory");
+	rc = cmd->handler(cl, a);
+	ctl_client_free(cl);
+	return rc;
+}
+
+/* The command at argv[0..argc-1]: parse it, then run it or show its help. */
+static int
+command(const struct ctl_global *g, int argc, char **argv)
+{
+	const struct ctl_cmd *cmd;
+	struct ctl_args a;
+	char err[512];
+	int used, rc;
+
+	cmd = ctl_cmd_find(commands, (int)NELEM(commands), argc, argv, &used);
+	if (cmd == NULL && ctl_cmd_is_group(commands, (int)NELEM(commands), argv[0]))
+		return group_usage(argv[0], g->help, argc, argv);
+	if (cmd == NULL)
+		return ctl_usage("unknown command \"%s\" (see tbctl --help)", argv[0]);
+	rc = ctl_parse_args(cmd, argc - used, argv + used, &a, err, sizeof(err));
+	if (g->help || (rc == 0 && a.help)) {
+		print_cmd_help(cmd);
+		return CTL_EXIT_OK;
+	}
+	if (rc == -1)
+		return ctl_usage("%s", err);
+	return run(g, cmd, &a);
+}
+
+static int
+tbctl(int argc, char **argv)
+{
+	struct ctl_global g;
+	char err[512];
+	int first;
+
+	if (ctl_parse_global(argc, argv, getenv("TBCTL_URL"), getenv("TBCTL_TOKEN_FILE"), &g,
+	    &first, err, sizeof(err)) == -1)
+		return ctl_usage("%s", err);
+	if (g.version) {
+		printf("tbctl %s\n", TBMESH_VERSION);
+		return CTL_EXIT_OK;
+	}
+	if (first < argc)
+		return command(&g, argc - first, argv + first);
+	if (!g.help)
+		return ctl_usage("a command is missing (see tbctl --help)");
+	fputs(global_usage, stdout);
+	print_commands(stdout, NULL);
+	fputs(global_options, stdout);
+	return CTL_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = tbctl(argc, argv);
+
+	/* Output lost (a full disk, a closed pipe) is a failure: it may be a new token. */
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		ctl_errx("cannot write the output: %s", strerror(errno));
+		return CTL_EXIT_FAIL;
+	}
+	return rc;
+}

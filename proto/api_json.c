@@ -1,0 +1,446 @@
+/*
+ * The API objects of api.h as JSON: the field tables and the encoders.
+ * Decoding is in api_json_decode.c, driven by the same tables.
+ *
+ * The conventions are the report's (report_json.c): a string "" is null, a
+ * double NAN (or infinity) is null, an int64 REPORT_NULL_I64 is null, enums
+ * are written as their names.  Numbers are formatted here and handed to
+ * cJSON as raw text: integers in full, doubles in the shortest of %.15g,
+ * %.16g and %.17g that reads back to the same bits, so a decoded struct is
+ * bit for bit the one encoded.
+ *
+ * Encoders never fail on content: an enum value out of range is written as
+ * null, a string buffer without a NUL as its whole contents.  They return
+ * NULL only when out of memory.  Results come from cJSON's allocator, which
+ * is malloc() as long as nobody calls cJSON_InitHooks().
+ */
+#include "api.h"
+#include "api_json.h"
+#include "api_json_fields.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Enum fields are read and written as int through the tables. */
+_Static_assert(sizeof(enum node_state) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum token_role) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum rdma_state) == sizeof(int), "enum size");
+
+/* Event ids are exact in a double up to 2^53. */
+#define API_ID_MAX 9007199254740992.0
+#define API_COUNT_MAX 1e9
+
+static const char *
+state_name(int v)
+{
+	return api_node_state_str((enum node_state)v);
+}
+
+static const char *
+role_name(int v)
+{
+	return api_role_str((enum token_role)v);
+}
+
+static const char *
+rdma_name(int v)
+{
+	return report_rdma_state_str((enum rdma_state)v);
+}
+
+static const struct api_enum node_state_enum = { "a node state",
+    NODE_STATE_COUNT, state_name };
+static const struct api_enum role_enum = { "a role", ROLE_COUNT, role_name };
+static const struct api_enum rdma_enum = { "an RDMA state",
+    RDMA_STATE_DISABLED + 1, rdma_name };
+
+#define REQ 1
+#define OPT 0
+#define MSIZE(t, m) sizeof(((t *)0)->m)
+#define F_STR(t, m, req) \
+	{ #m, AK_STR, offsetof(t, m), MSIZE(t, m), 0, 0, NULL, (req) }
+#define F_I64(t, m, hi, req) \
+	{ #m, AK_I64, offsetof(t, m), 0, 0, (hi), NULL, (req) }
+#define F_DBL(t, m, hi) { #m, AK_DBL, offsetof(t, m), 0, 0, (hi), NULL, OPT }
+#define F_TIME(t, m) F_DBL(t, m, API_TIME_MAX)
+#define F_INT(k, t, m, hi) { (k), AK_INT, offsetof(t, m), 0, 0, (hi), NULL, OPT }
+#define F_BOOL(t, m) { #m, AK_BOOL, offsetof(t, m), 0, 0, 0, NULL, OPT }
+#define F_ENUM(t, m, en, req) \
+	{ #m, AK_ENUM, offsetof(t, m), 0, 0, 0, &(en), (req) }
+#define F_END { NULL, AK_STR, 0, 0, 0, 0, NULL, OPT }
+
+const struct api_field api_node_fields[] = {
+	F_STR(struct api_node, name, REQ),
+	F_STR(struct api_node, cluster, OPT),
+	F_ENUM(struct api_node, state, node_state_enum, REQ),
+	F_STR(struct api_node, reason, OPT),
+	F_BOOL(struct api_node, unexpected_reboot),
+	F_STR(struct api_node, hardware_uuid, OPT),
+	F_STR(struct api_node, serial, OPT),
+	F_STR(struct api_node, model, OPT),
+	F_STR(struct api_node, chip, OPT),
+	F_STR(struct api_node, os_version, OPT),
+	F_STR(struct api_node, os_build, OPT),
+	F_ENUM(struct api_node, rdma, rdma_enum, OPT),
+	F_I64(struct api_node, memory_total_bytes, REPORT_BYTES_MAX, OPT),
+	F_I64(struct api_node, memory_used_bytes, REPORT_BYTES_MAX, OPT),
+	F_DBL(struct api_node, power_watts, REPORT_WATTS_MAX),
+	F_TIME(struct api_node, last_report_at),
+	F_TIME(struct api_node, enrolled_at),
+	F_END,
+};
+
+const struct api_field api_event_fields[] = {
+	F_I64(struct api_event, id, API_ID_MAX, REQ),
+	F_TIME(struct api_event, time),
+	F_STR(struct api_event, actor, OPT),
+	F_STR(struct api_event, node, OPT),
+	F_STR(struct api_event, what, OPT),
+	F_STR(struct api_event, reason, OPT),
+	F_END,
+};
+
+const struct api_field api_token_fields[] = {
+	F_STR(struct api_token, id, REQ),
+	F_ENUM(struct api_token, role, role_enum, REQ),
+	F_STR(struct api_token, cluster, OPT),
+	F_STR(struct api_token, node, OPT),
+	F_STR(struct api_token, label, OPT),
+	F_TIME(struct api_token, created_at),
+	F_TIME(struct api_token, expires_at),
+	F_TIME(struct api_token, used_at),
+	F_BOOL(struct api_token, revoked),
+	F_END,
+};
+
+const struct api_field api_cluster_fields[] = {
+	F_STR(struct api_cluster, name, REQ),
+	F_INT("nodes", struct api_cluster, n_nodes, API_COUNT_MAX),
+	F_TIME(struct api_cluster, created_at),
+	F_END,
+};
+
+const struct api_field api_enrolled_fields[] = {
+	F_STR(struct api_enrolled, node, REQ),
+	F_STR(struct api_enrolled, token, REQ),
+	F_END,
+};
+
+/*
+ * Formats finite v into buf (at least 32 bytes) as JSON: the shortest of
+ * %.15g..%.17g that strtod() reads back to v, with a '.' whatever the locale.
+ */
+static void
+fmt_double(char *buf, size_t size, double v)
+{
+	const char *dp = localeconv()->decimal_point;
+	char *s;
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (dp[0] != '.' && dp[0] != '\0' && (s = strchr(buf, dp[0])) != NULL)
+		*s = '.';
+}
+
+/*
+ * Attaches item to parent under key, which must outlive the tree (it is not
+ * copied), or appends it when key is NULL.  Takes ownership of item.
+ * Returns -1 when item is NULL (out of memory) or cannot be attached.
+ */
+static int
+attach(cJSON *parent, const char *key, cJSON *item)
+{
+	cJSON_bool ok;
+
+	if (item == NULL)
+		return -1;
+	if (key == NULL)
+		ok = cJSON_AddItemToArray(parent, item);
+	else
+		ok = cJSON_AddItemToObjectCS(parent, key, item);
+	if (!ok) {
+		cJSON_Delete(item);
+		return -1;
+	}
+	return 0;
+}
+
+/* The string in buf[size] (s may be NULL); "" is null. */
+static cJSON *
+make_str(const char *s, size_t size)
+{
+	char *tmp;
+	cJSON *it;
+
+	if (s == NULL || size == 0 || s[0] == '\0')
+		return cJSON_CreateNull();
+	if (memchr(s, '\0', size) != NULL)
+		return cJSON_CreateString(s);
+	/* Not terminated: encode what the buffer holds, never past it. */
+	if ((tmp = malloc(size + 1)) == NULL)
+		return NULL;
+	memcpy(tmp, s, size);
+	tmp[size] = '\0';
+	it = cJSON_CreateString(tmp);
+	free(tmp);
+	return it;
+}
+
+static cJSON *
+make_i64(int64_t v)
+{
+	char buf[32];
+
+	if (v == REPORT_NULL_I64)
+		return cJSON_CreateNull();
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	return cJSON_CreateRaw(buf);
+}
+
+/* NAN and the infinities, which JSON cannot hold, are null. */
+static cJSON *
+make_double(double v)
+{
+	char buf[32];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	fmt_double(buf, sizeof(buf), v);
+	return cJSON_CreateRaw(buf);
+}
+
+static cJSON *
+make_enum(const struct api_enum *en, int v)
+{
+	if (v < 0 || v >= en->count)
+		return cJSON_CreateNull();
+	return cJSON_CreateStringReference(en->name(v));
+}
+
+static cJSON *
+make_field(const char *base, const struct api_field *f)
+{
+	const char *p = base + f->off;
+	int v;
+
+	switch (f->kind) {
+	case AK_STR:
+		return make_str(p, f->size);
+	case AK_I64:
+		return make_i64(*(const int64_t *)(const void *)p);
+	case AK_DBL:
+		return make_double(*(const double *)(const void *)p);
+	case AK_INT:
+		return make_i64(*(const int *)(const void *)p);
+	case AK_BOOL:
+		return cJSON_CreateBool(*(const int *)(const void *)p != 0);
+	case AK_ENUM:
+		memcpy(&v, p, sizeof(v));
+		return make_enum(f->en, v);
+	}
+	return NULL;
+}
+
+/* {fields of base}, or NULL when out of memory. */
+static cJSON *
+make_object(const void *base, const struct api_field *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	int rc = 0;
+
+	if (o == NULL)
+		return NULL;
+	for (; f->key != NULL; f++)
+		rc |= attach(o, f->key, make_field(base, f));
+	if (rc != 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Prints root without indentation and deletes it; root may be NULL. */
+static char *
+print(cJSON *root, int ok)
+{
+	char *s = NULL;
+
+	if (root != NULL && ok)
+		s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+/* {key: [n objects]}, element i at base + i * stride. */
+static char *
+make_list(const char *key, const void *base, size_t stride, int n,
+    const struct api_field *f)
+{
+	cJSON *root = cJSON_CreateObject(), *a = cJSON_CreateArray();
+	int i, rc;
+
+	if (root == NULL) {
+		cJSON_Delete(a);
+		return NULL;
+	}
+	rc = attach(root, key, a);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = attach(a, NULL, make_object((const char *)base +
+		    (size_t)i * stride, f));
+	return print(root, rc == 0);
+}
+
+/* A C string (may be NULL), whole: "" and NULL are null. */
+static cJSON *
+make_cstr(const char *s)
+{
+	return make_str(s, s != NULL ? strlen(s) + 1 : 0);
+}
+
+/* {key: s}; s may be NULL. */
+static char *
+make_single(const char *key, const char *s)
+{
+	cJSON *root = cJSON_CreateObject();
+
+	if (root == NULL)
+		return NULL;
+	return print(root, attach(root, key, make_cstr(s)) == 0);
+}
+
+char *
+api_json_error(const char *msg)
+{
+	cJSON *root = cJSON_CreateObject();
+
+	if (root == NULL)
+		return NULL;
+	return print(root, attach(root, "error",
+	    cJSON_CreateString(msg != NULL ? msg : "")) == 0);
+}
+
+/* report_json must be valid JSON: it is copied into the output unchecked. */
+char *
+api_json_node(const struct api_node *n, const char *report_json)
+{
+	cJSON *root = make_object(n, api_node_fields);
+	int rc = 0;
+
+	if (root != NULL && report_json != NULL && report_json[0] != '\0')
+		rc = attach(root, "report", cJSON_CreateRaw(report_json));
+	return print(root, rc == 0);
+}
+
+char *
+api_json_nodes(const struct api_node *nodes, int n)
+{
+	return make_list("nodes", nodes, sizeof(*nodes), n, api_node_fields);
+}
+
+char *
+api_json_events(const struct api_event *ev, int n)
+{
+	return make_list("events", ev, sizeof(*ev), n, api_event_fields);
+}
+
+char *
+api_json_token(const struct api_token *t, const char *secret)
+{
+	cJSON *root = make_object(t, api_token_fields);
+	int rc = 0;
+
+	if (root != NULL && secret != NULL && secret[0] != '\0')
+		rc = attach(root, "token", cJSON_CreateString(secret));
+	return print(root, rc == 0);
+}
+
+char *
+api_json_tokens(const struct api_token *t, int n)
+{
+	return make_list("tokens", t, sizeof(*t), n, api_token_fields);
+}
+
+char *
+api_json_token_request(const struct api_token_request *req)
+{
+	cJSON *root = cJSON_CreateObject();
+	int rc;
+
+	if (root == NULL)
+		return NULL;
+	rc = attach(root, "role", make_enum(&role_enum, (int)req->role));
+	rc |= attach(root, "ttl_seconds", make_double(req->ttl_seconds));
+	rc |= attach(root, "cluster", make_str(req->cluster,
+	    sizeof(req->cluster)));
+	rc |= attach(root, "label", make_str(req->label, sizeof(req->label)));
+	return print(root, rc == 0);
+}
+
+char *
+api_json_cluster(const struct api_cluster *c)
+{
+	return print(make_object(c, api_cluster_fields), 1);
+}
+
+char *
+api_json_clusters(const struct api_cluster *c, int n)
+{
+	return make_list("clusters", c, sizeof(*c), n, api_cluster_fields);
+}
+
+char *
+api_json_enrolled(const struct api_enrolled *e)
+{
+	return print(make_object(e, api_enrolled_fields), 1);
+}
+
+char *
+api_json_reason(const char *reason)
+{
+	return make_single("reason", reason);
+}
+
+char *
+api_json_name(const char *name)
+{
+	return make_single("name", name);
+}
+
+/* A NULL or "" name is written as null (and refused on input). */
+char *
+api_json_names(const char *const *names, int n)
+{
+	cJSON *root = cJSON_CreateObject(), *a = cJSON_CreateArray();
+	int i, rc;
+
+	if (root == NULL) {
+		cJSON_Delete(a);
+		return NULL;
+	}
+	rc = attach(root, "nodes", a);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = attach(a, NULL, make_cstr(names[i]));
+	return print(root, rc == 0);
+}
+
+char *
+api_json_health(const char *version)
+{
+	cJSON *root = cJSON_CreateObject();
+	int rc;
+
+	if (root == NULL)
+		return NULL;
+	rc = attach(root, "status", cJSON_CreateStringReference("ok"));
+	rc |= attach(root, "version", make_cstr(version));
+	return print(root, rc == 0);
+}

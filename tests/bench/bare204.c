@@ -1,0 +1,124 @@
+/*
+ * bare204: the floor under the controller's ingestion benchmark.  A
+ * libmicrohttpd server threaded as tbcontrollerd's API is (an internal
+ * polling thread pool of 2, poll(), the same connection limit and
+ * timeout) that reads each request's body and answers 204, doing nothing
+ * else: tokens and bodies are ignored.
+ *   bare204 [--listen HOST:PORT]
+ * Port 0 picks a free port; "listening on HOST:PORT" goes to stderr.
+ * SIGTERM or SIGINT stop it.
+ */
+#include <microhttpd.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_RESULT;
+#else
+typedef enum MHD_Result MHD_RESULT;
+#endif
+
+#define BARE_THREADS 2
+#define BARE_CONN_LIMIT 1024
+#define BARE_TIMEOUT_S 30
+
+static struct MHD_Response *empty;
+
+static MHD_RESULT
+answer(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	static int marker;
+	(void)cls;
+	(void)url;
+	(void)method;
+	(void)version;
+	(void)upload;
+
+	if (*con_cls == NULL) {
+		*con_cls = &marker;
+		return MHD_YES;
+	}
+	if (*upload_size != 0) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, empty);
+}
+
+/* "HOST:PORT" -> a socket address; -1 with a message when it is not one. */
+static int
+parse_listen(const char *s, struct sockaddr_storage *ss, int *port)
+{
+	char host[256];
+	const char *colon = strrchr(s, ':');
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res;
+
+	if (colon == NULL || colon == s || (size_t)(colon - s) >= sizeof(host)) {
+		fprintf(stderr, "bare204: --listen %s: not HOST:PORT\n", s);
+		return -1;
+	}
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	if (getaddrinfo(host, colon + 1, &hints, &res) != 0) {
+		fprintf(stderr, "bare204: --listen %s: not an address of this host\n", s);
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	*port = atoi(colon + 1);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *listen = "127.0.0.1:0";
+	struct sockaddr_storage ss;
+	sigset_t sigs;
+	int port, sig;
+
+	if (argc == 3 && strcmp(argv[1], "--listen") == 0)
+		listen = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: bare204 [--listen HOST:PORT]\n");
+		return 2;
+	}
+	if (parse_listen(listen, &ss, &port) == -1)
+		return 2;
+	/* Blocked here, so the server's threads never take them: sigwait does. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((empty = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT)) == NULL)
+		return 1;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_POLL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, NULL,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)BARE_THREADS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)BARE_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)BARE_TIMEOUT_S,
+	    MHD_OPTION_END);
+	if (d == NULL) {
+		fprintf(stderr, "bare204: cannot serve on %s\n", listen);
+		MHD_destroy_response(empty);
+		return 1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char host[256];
+	snprintf(host, sizeof(host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
+	fprintf(stderr, "bare204: listening on %s:%d\n", host, info ? info->port : port);
+	sigwait(&sigs, &sig);
+	MHD_stop_daemon(d);
+	MHD_destroy_response(empty);
+	return 0;
+}

@@ -1,0 +1,979 @@
+/*
+ * inventory: the file (schema version, reopen, a file that is not a
+ * database, one from a newer version or another application, WAL), nodes
+ * (enrolment, re-enrolment, name conflicts, every field through a round
+ * trip, NULLs included), reports and samples (summary, history, pruning,
+ * the store rate in one transaction), tokens, clusters, events,
+ * transactions (rollback) and durability (a committed report survives
+ * SIGKILL of the process that wrote it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inventory.h"
+#include "report.h"
+
+#define UUID_A "00008103-0001-4000-8000-00000000000A"
+#define UUID_B "00008103-0001-4000-8000-00000000000B"
+#define GIB (INT64_C(1) << 30)
+#define T0 1763782800.0
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct inv *inv;
+	struct report *r;
+	char *json;
+};
+
+static int
+setup_dir(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-inv-XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/inventory.db", f->dir);
+	if ((f->r = report_new()) == NULL)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	char err[256];
+	struct fx *f;
+
+	if (setup_dir(state) == -1)
+		return -1;
+	f = *state;
+	if ((f->inv = inv_open(f->path, err, sizeof(err))) == NULL) {
+		print_error("inv_open: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+	char p[512];
+	struct dirent *de;
+	DIR *d;
+
+	inv_close(f->inv);
+	if ((d = opendir(f->dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", f->dir, de->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(f->dir);
+	free(f->json);
+	free(f->r);
+	free(f);
+	return 0;
+}
+
+/* A full report of a Mac Studio; watts and free memory vary with v. */
+static void
+fill_report(struct report *r, const char *uuid, int v)
+{
+	report_init(r);
+	r->collected_at = T0 + v;
+	REPORT_SET(r->node.hostname, "studio-1");
+	REPORT_SET(r->node.hardware_uuid, uuid);
+	REPORT_SET(r->node.serial, "H4KX7Q2P9D");
+	REPORT_SET(r->node.model, "Mac15,14");
+	REPORT_SET(r->node.chip, "Apple M3 Ultra");
+	REPORT_SET(r->node.os_version, "26.2");
+	REPORT_SET(r->node.os_build, "25C56");
+	REPORT_SET(r->node.agent_version, "0.1.0");
+	r->node.boot_time = T0 - 86400;
+	r->thunderbolt.n_ports = 4;
+	for (int i = 0; i < 4; i++) {
+		struct report_port *p = &r->thunderbolt.ports[i];
+
+		report_port_init(p);
+		snprintf(p->receptacle, sizeof(p->receptacle), "%d", i + 1);
+		REPORT_SET(p->bus, "thunderboltusb4_bus_1");
+		p->status = PORT_STATUS_CONNECTED;
+		p->speed_gbps = i == 3 ? 40 : 80;
+		snprintf(p->interface, sizeof(p->interface), "en%d", i + 2);
+		p->n_ipv4 = 1;
+		snprintf(p->ipv4[0], sizeof(p->ipv4[0]), "169.254.%d.1", i + 1);
+		p->has_peer = 1;
+		REPORT_SET(p->peer.domain_uuid, "7A1C0F3E-0000-4000-8000-00000000000B");
+		REPORT_SET(p->peer.name, "Mac Studio");
+		REPORT_SET(p->peer.model, "Mac15,14");
+		p->peer.rdma_service = TRI_TRUE;
+
+		struct report_rdma_device *d = &r->rdma.devices[i];
+		report_rdma_device_init(d);
+		snprintf(d->name, sizeof(d->name), "rdma_en%d", i + 2);
+		snprintf(d->interface, sizeof(d->interface), "en%d", i + 2);
+		d->port_state = RDMA_PORT_ACTIVE;
+		d->ipv4_gid = TRI_TRUE;
+	}
+	r->thunderbolt.bridge.exists = TRI_TRUE;
+	r->thunderbolt.bridge.active = TRI_FALSE;
+	r->thunderbolt.bridge.n_members = 0;
+	r->rdma.state = RDMA_STATE_ENABLED;
+	r->rdma.n_devices = 4;
+	r->memory.total_bytes = 512 * GIB;
+	r->memory.free_bytes = (100 + v % 7) * GIB;
+	REPORT_SET(r->power.source, "macmon");
+	r->power.system_watts = 120.5 + v % 10;
+}
+
+/* An all-null report but for its hardware UUID. */
+static void
+null_report(struct report *r, const char *uuid)
+{
+	report_init(r);
+	REPORT_SET(r->node.hardware_uuid, uuid);
+}
+
+static int
+upsert(struct fx *f, const char *name, const char *cluster, enum node_state st,
+    double now, struct inv_node_key *key, char *err, size_t errlen)
+{
+	free(f->json);
+	assert_non_null(f->json = report_encode(f->r, 0));
+	return inv_node_upsert(f->inv, f->r, f->json, strlen(f->json), name, cluster, st,
+	    now, key, err, errlen);
+}
+
+/* Enrol a full report as name with UUID uuid; returns its id. */
+static int64_t
+enrol(struct fx *f, const char *name, const char *uuid)
+{
+	struct inv_node_key key;
+	char err[256] = "";
+
+	fill_report(f->r, uuid, 0);
+	assert_int_equal(inv_begin(f->inv), 0);
+	if (upsert(f, name, "", NODE_READY, T0, &key, err, sizeof(err)) != 0)
+		fail_msg("upsert %s: %s", name, err);
+	assert_int_equal(inv_commit(f->inv), 0);
+	return key.id;
+}
+
+static void
+reopen(struct fx *f)
+{
+	char err[256];
+
+	inv_close(f->inv);
+	f->inv = inv_open(f->path, err, sizeof(err));
+	if (f->inv == NULL)
+		fail_msg("reopen: %s", err);
+}
+
+static int
+file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* A 4-byte big-endian header field of the closed database file. */
+static uint32_t
+header_get(const char *path, long off)
+{
+	unsigned char b[4];
+	FILE *fp = fopen(path, "rb");
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+	assert_int_equal(fread(b, 1, 4, fp), 4);
+	fclose(fp);
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static void
+header_set(const char *path, long off, uint32_t v)
+{
+	unsigned char b[4] = { v >> 24, v >> 16, v >> 8, v };
+	FILE *fp = fopen(path, "r+b");
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+	assert_int_equal(fwrite(b, 1, 4, fp), 4);
+	fclose(fp);
+}
+
+/* ---- the file ---- */
+
+static void
+test_open_creates_schema(void **state)
+{
+	struct fx *f = *state;
+	char wal[160];
+	int v = inv_schema_version(f->inv);
+
+	assert_true(v >= 1);
+	assert_int_equal(inv_cluster_add(f->inv, "lab", T0), 0);
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	assert_true(file_exists(wal));                   /* write-ahead logging */
+	inv_close(f->inv);
+	f->inv = NULL;
+	assert_false(file_exists(wal));                  /* checkpointed at close */
+	assert_int_equal(header_get(f->path, 60), v);    /* PRAGMA user_version */
+	assert_int_equal(header_get(f->path, 68), 0x54424d53);   /* application_id */
+	reopen(f);
+	assert_int_equal(inv_schema_version(f->inv), v);
+}
+
+static void
+test_reopen_keeps_data(void **state)
+{
+	struct fx *f = *state;
+	struct api_node n;
+	struct api_cluster c;
+	int64_t id;
+
+	assert_int_equal(inv_cluster_add(f->inv, "lab", T0), 0);
+	id = enrol(f, "mac1", UUID_A);
+	assert_int_equal(inv_cluster_set_node(f->inv, "lab", "mac1"), 0);
+	reopen(f);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.hardware_uuid, UUID_A);
+	assert_string_equal(n.cluster, "lab");
+	assert_int_equal(inv_cluster_get(f->inv, "lab", &c), 0);
+	assert_int_equal(c.n_nodes, 1);
+	assert_int_equal(inv_samples_count(f->inv, "mac1"), 1);
+
+	struct inv_node_key *keys = NULL;
+	int nk = 0;
+	assert_int_equal(inv_node_keys(f->inv, &keys, &nk), 0);
+	assert_int_equal(nk, 1);
+	assert_int_equal(keys[0].id, id);
+	free(keys);
+}
+
+static void
+test_not_a_database(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+	FILE *fp = fopen(f->path, "w");
+
+	assert_non_null(fp);
+	for (int i = 0; i < 200; i++)
+		fputs("this is a configuration file, not a database\n", fp);
+	fclose(fp);
+	assert_null(inv_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not a SQLite database"));
+	assert_non_null(strstr(err, f->path));
+}
+
+static void
+test_future_version_refused(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+
+	inv_close(f->inv);
+	f->inv = NULL;
+	header_set(f->path, 60, 999);
+	assert_null(inv_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "schema version 999, newer than"));
+}
+
+static void
+test_other_application_refused(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+
+	inv_close(f->inv);
+	f->inv = NULL;
+	header_set(f->path, 68, 0x12345678);
+	assert_null(inv_open(f->path, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a tbmesh inventory"));
+}
+
+/* ---- nodes ---- */
+
+static void
+test_upsert_new_and_reenrol(void **state)
+{
+	struct fx *f = *state;
+	struct inv_node_key k1, k2;
+	struct api_node n;
+	char err[256] = "";
+
+	fill_report(f->r, UUID_A, 0);
+	assert_int_equal(upsert(f, "mac1", "", NODE_PENDING, T0, &k1, err, sizeof(err)), 0);
+	assert_true(k1.id > 0);
+	assert_string_equal(k1.name, "mac1");
+	assert_string_equal(k1.hardware_uuid, UUID_A);
+	assert_int_equal(k1.state, NODE_PENDING);
+	assert_true(k1.boot_time == T0 - 86400);
+	assert_true(k1.last_report_at == T0);
+	assert_int_equal(k1.unexpected_reboot, 0);
+
+	/* The same Mac again, under another hostname: same record and name. */
+	assert_int_equal(inv_node_set_state(f->inv, k1.id, NODE_CORDONED, "bad cable", 1), 0);
+	f->r->node.boot_time = NAN;
+	assert_int_equal(upsert(f, "renamed", "", NODE_CORDONED, T0 + 60, &k2, err,
+	    sizeof(err)), 0);
+	assert_int_equal(k2.id, k1.id);
+	assert_string_equal(k2.name, "mac1");
+	assert_int_equal(k2.unexpected_reboot, 1);
+	assert_true(k2.boot_time == T0 - 86400);          /* the last one known */
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.reason, "bad cable");       /* same state: kept */
+	assert_true(n.enrolled_at == T0);
+	assert_true(n.last_report_at == T0 + 60);
+	assert_int_equal(upsert(f, "mac1", "", NODE_READY, T0 + 61, &k2, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_int_equal(n.state, NODE_READY);
+	assert_string_equal(n.reason, "");                /* new state: cleared */
+	assert_int_equal(inv_node_get(f->inv, "renamed", &n), INV_NOTFOUND);
+
+	/* Another Mac wanting the name. */
+	fill_report(f->r, UUID_B, 0);
+	assert_int_equal(upsert(f, "mac1", "", NODE_PENDING, T0, &k2, err, sizeof(err)),
+	    INV_CONFLICT);
+	assert_non_null(strstr(err, "mac1"));
+	assert_non_null(strstr(err, UUID_A));
+	/* A cluster that does not exist. */
+	assert_int_equal(upsert(f, "mac2", "nolab", NODE_PENDING, T0, &k2, err, sizeof(err)),
+	    INV_NOTFOUND);
+	assert_non_null(strstr(err, "nolab"));
+	/* No hardware UUID. */
+	null_report(f->r, "");
+	assert_int_equal(upsert(f, "mac3", "", NODE_PENDING, T0, &k2, err, sizeof(err)), -1);
+	assert_string_equal(err, "report has no hardware_uuid");
+
+	struct api_node *all = NULL;
+	int cnt = 0;
+	assert_int_equal(inv_node_list(f->inv, &all, &cnt), 0);
+	assert_int_equal(cnt, 1);
+	free(all);
+}
+
+static void
+test_upsert_in_cluster(void **state)
+{
+	struct fx *f = *state;
+	struct inv_node_key k;
+	struct api_node n;
+	char err[256] = "";
+
+	assert_int_equal(inv_cluster_add(f->inv, "lab", T0), 0);
+	assert_int_equal(inv_cluster_add(f->inv, "lab2", T0), 0);
+	fill_report(f->r, UUID_A, 0);
+	assert_int_equal(upsert(f, "mac1", "lab", NODE_PENDING, T0, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.cluster, "lab");
+	/* "" leaves an existing node where it is; a name moves it. */
+	assert_int_equal(upsert(f, "mac1", "", NODE_READY, T0, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.cluster, "lab");
+	assert_int_equal(upsert(f, "mac1", "lab2", NODE_READY, T0, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.cluster, "lab2");
+}
+
+/* mac1 of test_node_round_trip: every field known. */
+static void
+check_full_node(const struct api_node *a)
+{
+	assert_string_equal(a->name, "mac1");
+	assert_string_equal(a->cluster, "lab");
+	assert_int_equal(a->state, NODE_DOWN);
+	assert_string_equal(a->reason, "fan failure");
+	assert_int_equal(a->unexpected_reboot, 1);
+	assert_string_equal(a->hardware_uuid, UUID_A);
+	assert_string_equal(a->serial, "H4KX7Q2P9D");
+	assert_string_equal(a->model, "Mac15,14");
+	assert_string_equal(a->chip, "Apple M3 Ultra");
+	assert_string_equal(a->os_version, "26.2");
+	assert_string_equal(a->os_build, "25C56");
+	assert_int_equal(a->rdma, RDMA_STATE_ENABLED);
+	assert_int_equal(a->memory_total_bytes, 512 * GIB);
+	assert_int_equal(a->memory_used_bytes, (512 - 103) * GIB);
+	assert_true(a->power_watts == 123.5);
+	assert_true(a->last_report_at == T0);
+	assert_true(a->enrolled_at == T0);
+}
+
+/* mac0 of test_node_round_trip: every field of its report null. */
+static void
+check_null_node(const struct api_node *b)
+{
+	assert_string_equal(b->name, "mac0");
+	assert_string_equal(b->cluster, "");
+	assert_int_equal(b->state, NODE_PENDING);
+	assert_string_equal(b->reason, "");
+	assert_int_equal(b->unexpected_reboot, 0);
+	assert_string_equal(b->hardware_uuid, UUID_B);
+	assert_string_equal(b->serial, "");
+	assert_string_equal(b->model, "");
+	assert_string_equal(b->chip, "");
+	assert_string_equal(b->os_version, "");
+	assert_string_equal(b->os_build, "");
+	assert_int_equal(b->rdma, RDMA_STATE_UNKNOWN);
+	assert_true(b->memory_total_bytes == REPORT_NULL_I64);
+	assert_true(b->memory_used_bytes == REPORT_NULL_I64);
+	assert_true(isnan(b->power_watts));
+	assert_true(b->last_report_at == T0 + 1);
+	assert_true(b->enrolled_at == T0 + 1);
+}
+
+static void
+test_node_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct inv_node_key k;
+	struct api_node *all = NULL, one;
+	char err[256] = "";
+	int cnt = 0;
+
+	assert_int_equal(inv_cluster_add(f->inv, "lab", T0), 0);
+	fill_report(f->r, UUID_A, 3);
+	assert_int_equal(upsert(f, "mac1", "lab", NODE_PENDING, T0, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_set_state(f->inv, k.id, NODE_DOWN, "fan failure", 1), 0);
+	null_report(f->r, UUID_B);
+	assert_int_equal(upsert(f, "mac0", "", NODE_PENDING, T0 + 1, &k, err, sizeof(err)), 0);
+
+	assert_int_equal(inv_node_list(f->inv, &all, &cnt), 0);
+	assert_int_equal(cnt, 2);
+	check_null_node(&all[0]);                           /* sorted by name */
+	check_full_node(&all[1]);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &one), 0);
+	assert_memory_equal(&one, &all[1], sizeof(one));
+	assert_int_equal(inv_node_get(f->inv, "mac0", &one), 0);
+	assert_memory_equal(&one, &all[0], sizeof(one));
+	free(all);
+	assert_int_equal(inv_node_get(f->inv, "nosuch", &one), INV_NOTFOUND);
+	assert_int_equal(inv_node_set_state(f->inv, 9999, NODE_READY, "", 0), INV_NOTFOUND);
+}
+
+static void
+test_node_partial_report(void **state)
+{
+	struct fx *f = *state;
+	struct inv_node_key k;
+	struct api_node one;
+	char err[256] = "", *json = NULL;
+
+	/* Memory used is unknown when free memory is. */
+	fill_report(f->r, UUID_B, 0);
+	f->r->memory.free_bytes = REPORT_NULL_I64;
+	f->r->rdma.state = RDMA_STATE_DISABLED;
+	assert_int_equal(upsert(f, "mac0", "", NODE_READY, T0 + 2, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac0", &one), 0);
+	assert_int_equal(one.memory_total_bytes, 512 * GIB);
+	assert_true(one.memory_used_bytes == REPORT_NULL_I64);
+	assert_int_equal(one.rdma, RDMA_STATE_DISABLED);
+
+	assert_int_equal(inv_node_report(f->inv, "mac0", &json), 0);
+	assert_string_equal(json, f->json);
+	free(json);
+	assert_int_equal(inv_node_report(f->inv, "nosuch", &json), INV_NOTFOUND);
+	assert_null(json);
+}
+
+/* ---- reports and samples ---- */
+
+static void
+test_report_store(void **state)
+{
+	struct fx *f = *state;
+	struct api_node n;
+	char *json = NULL;
+	int64_t id = enrol(f, "mac1", UUID_A);
+
+	fill_report(f->r, UUID_A, 5);
+	REPORT_SET(f->r->node.os_build, "25D100");
+	f->r->node.boot_time = T0 + 500;
+	free(f->json);
+	assert_non_null(f->json = report_encode(f->r, 0));
+	struct inv_report_in in = { .node_id = id, .received_at = T0 + 600, .report = f->r,
+		.json = f->json, .json_len = strlen(f->json) };
+	assert_int_equal(inv_begin(f->inv), 0);
+	assert_int_equal(inv_report_store(f->inv, &in), 0);
+	assert_int_equal(inv_commit(f->inv), 0);
+
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.os_build, "25D100");
+	assert_int_equal(n.memory_used_bytes, (512 - 105) * GIB);
+	assert_true(n.power_watts == 125.5);
+	assert_true(n.last_report_at == T0 + 600);
+	assert_true(n.enrolled_at == T0);
+	assert_int_equal(inv_node_report(f->inv, "mac1", &json), 0);
+	assert_string_equal(json, f->json);
+	free(json);
+	assert_int_equal(inv_samples_count(f->inv, "mac1"), 2);
+	assert_int_equal(inv_samples_count(f->inv, ""), 2);
+	assert_int_equal(inv_samples_count(f->inv, "nosuch"), 0);
+
+	struct inv_node_key *keys = NULL;
+	int nk = 0;
+	assert_int_equal(inv_node_keys(f->inv, &keys, &nk), 0);
+	assert_int_equal(nk, 1);
+	assert_true(keys[0].boot_time == T0 + 500);
+	assert_true(keys[0].last_report_at == T0 + 600);
+	free(keys);
+
+	/* Without a transaction of the caller's, and for an unknown node. */
+	in.received_at = T0 + 610;
+	assert_int_equal(inv_report_store(f->inv, &in), 0);
+	in.node_id = id + 100;
+	assert_int_equal(inv_report_store(f->inv, &in), INV_NOTFOUND);
+	assert_int_equal(inv_samples_count(f->inv, ""), 3);
+}
+
+static double
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+test_store_rate(void **state)
+{
+	struct fx *f = *state;
+	enum { NODES = 7, REPORTS = 10000 };
+	int64_t ids[NODES];
+	char *json[NODES];
+	struct report *r[NODES];
+	char name[16], uuid[64];
+
+	for (int i = 0; i < NODES; i++) {
+		snprintf(name, sizeof(name), "mac%d", i + 1);
+		snprintf(uuid, sizeof(uuid), "00008103-0001-4000-8000-0000000000%02d", i);
+		ids[i] = enrol(f, name, uuid);
+		assert_non_null(r[i] = report_new());
+		fill_report(r[i], uuid, i);
+		assert_non_null(json[i] = report_encode(r[i], 0));
+	}
+	double t0 = now_mono();
+	assert_int_equal(inv_begin(f->inv), 0);
+	for (int i = 0; i < REPORTS; i++) {
+		struct inv_report_in in = { .node_id = ids[i % NODES],
+			.received_at = T0 + 1 + i / NODES, .report = r[i % NODES],
+			.json = json[i % NODES], .json_len = strlen(json[i % NODES]) };
+		assert_int_equal(inv_report_store(f->inv, &in), 0);
+	}
+	assert_int_equal(inv_commit(f->inv), 0);
+	double dt = now_mono() - t0;
+	print_message("inventory: %d reports of %zu bytes in one transaction in %.3f s: "
+	    "%.0f reports/s\n", REPORTS, strlen(json[0]), dt, REPORTS / dt);
+	assert_int_equal(inv_samples_count(f->inv, ""), REPORTS + NODES);
+	for (int i = 0; i < NODES; i++) {
+		free(json[i]);
+		free(r[i]);
+	}
+}
+
+static void
+test_samples_prune(void **state)
+{
+	struct fx *f = *state;
+	int64_t a = enrol(f, "mac1", UUID_A), b = enrol(f, "mac2", UUID_B);
+
+	for (int i = 0; i < 10; i++) {
+		struct inv_report_in in = { .node_id = i % 2 ? a : b,
+			.received_at = T0 + 100 + i, .report = f->r, .json = "{}", .json_len = 2 };
+		assert_int_equal(inv_report_store(f->inv, &in), 0);
+	}
+	assert_int_equal(inv_samples_count(f->inv, ""), 12);   /* + one per enrolment */
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 105), 7);
+	assert_int_equal(inv_samples_count(f->inv, ""), 5);
+	assert_int_equal(inv_samples_count(f->inv, "mac1"), 3);
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 105), 0);
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 1000), 5);
+}
+
+static void
+test_node_remove_cascades(void **state)
+{
+	struct fx *f = *state;
+	char err[256];
+	int64_t a = enrol(f, "mac1", UUID_A);
+
+	enrol(f, "mac2", UUID_B);
+	struct inv_report_in in = { .node_id = a, .received_at = T0 + 1, .report = f->r,
+		.json = f->json, .json_len = strlen(f->json) };
+	assert_int_equal(inv_report_store(f->inv, &in), 0);
+	assert_int_equal(inv_samples_count(f->inv, ""), 3);
+	assert_int_equal(inv_event_add(f->inv, T0, "controller", "mac1", "enrolled", ""), 0);
+	assert_int_equal(inv_node_remove(f->inv, "mac1"), 0);
+	assert_int_equal(inv_samples_count(f->inv, ""), 1);
+	assert_int_equal(inv_node_remove(f->inv, "mac1"), INV_NOTFOUND);
+	assert_int_equal(inv_integrity_check(f->inv, err, sizeof(err)), 0);
+
+	struct api_event *ev = NULL;
+	int n = 0;
+	assert_int_equal(inv_event_list(f->inv, "mac1", NAN, 0, &ev, &n), 0);
+	assert_int_equal(n, 1);                             /* events stay */
+	free(ev);
+	/* The name is free again, for another Mac. */
+	null_report(f->r, "00008103-0001-4000-8000-0000000000CC");
+	struct inv_node_key k;
+	assert_int_equal(upsert(f, "mac1", "", NODE_PENDING, T0, &k, err, sizeof(err)), 0);
+	assert_true(k.id != a);
+}
+
+/* ---- tokens ---- */
+
+static void
+make_token(struct api_token *t, const char *id, enum token_role role, double created)
+{
+	memset(t, 0, sizeof(*t));
+	REPORT_SET(t->id, id);
+	t->role = role;
+	t->created_at = created;
+	t->expires_at = NAN;
+	t->used_at = NAN;
+}
+
+static void
+test_tokens(void **state)
+{
+	struct fx *f = *state;
+	struct api_token t, got, *list = NULL;
+	uint8_t hash[INV_HASH_LEN], h2[INV_HASH_LEN];
+	int n = 0;
+
+	for (int i = 0; i < INV_HASH_LEN; i++)
+		hash[i] = (uint8_t)(i * 7 + 1);
+	make_token(&t, "0123456789ab", ROLE_ADMIN, T0);
+	REPORT_SET(t.label, "first admin");
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	assert_int_equal(inv_token_add(f->inv, &t, hash), INV_CONFLICT);
+	make_token(&t, "bbbbbbbbbbbb", ROLE_BOOTSTRAP, T0 + 1);
+	REPORT_SET(t.cluster, "lab");
+	t.expires_at = T0 + 3600;
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	make_token(&t, "cccccccccccc", ROLE_NODE, T0 + 2);
+	REPORT_SET(t.node, "mac1");
+	REPORT_SET(t.cluster, "lab");
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+
+	assert_int_equal(inv_token_get(f->inv, "bbbbbbbbbbbb", &got, h2), 0);
+	assert_string_equal(got.id, "bbbbbbbbbbbb");
+	assert_int_equal(got.role, ROLE_BOOTSTRAP);
+	assert_string_equal(got.cluster, "lab");
+	assert_string_equal(got.node, "");
+	assert_string_equal(got.label, "");
+	assert_true(got.created_at == T0 + 1);
+	assert_true(got.expires_at == T0 + 3600);
+	assert_true(isnan(got.used_at));
+	assert_int_equal(got.revoked, 0);
+	assert_memory_equal(h2, hash, INV_HASH_LEN);
+	assert_int_equal(inv_token_get(f->inv, "ffffffffffff", &got, h2), INV_NOTFOUND);
+
+	assert_int_equal(inv_token_list(f->inv, &list, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(list[0].id, "cccccccccccc");    /* newest first */
+	assert_string_equal(list[2].id, "0123456789ab");
+	assert_string_equal(list[2].label, "first admin");
+	assert_true(isnan(list[2].expires_at));
+	free(list);
+}
+
+static void
+test_token_use_and_revoke(void **state)
+{
+	struct fx *f = *state;
+	struct api_token t, got;
+	uint8_t hash[INV_HASH_LEN] = { 1 }, h2[INV_HASH_LEN];
+
+	make_token(&t, "0123456789ab", ROLE_ADMIN, T0);
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	make_token(&t, "bbbbbbbbbbbb", ROLE_BOOTSTRAP, T0 + 1);
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	make_token(&t, "cccccccccccc", ROLE_NODE, T0 + 2);
+	REPORT_SET(t.node, "mac1");
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	make_token(&t, "eeeeeeeeeeee", ROLE_NODE, T0 + 2);
+	REPORT_SET(t.node, "mac2");
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+
+	/* A bootstrap token is used once. */
+	assert_int_equal(inv_begin(f->inv), 0);
+	assert_int_equal(inv_token_use(f->inv, "bbbbbbbbbbbb", T0 + 10), 0);
+	assert_int_equal(inv_token_use(f->inv, "bbbbbbbbbbbb", T0 + 11), INV_CONFLICT);
+	assert_int_equal(inv_token_use(f->inv, "ffffffffffff", T0 + 11), INV_NOTFOUND);
+	assert_int_equal(inv_commit(f->inv), 0);
+	assert_int_equal(inv_token_get(f->inv, "bbbbbbbbbbbb", &got, h2), 0);
+	assert_true(got.used_at == T0 + 10);
+
+	assert_int_equal(inv_token_count(f->inv, ROLE_ADMIN), 1);
+	assert_int_equal(inv_token_revoke(f->inv, "0123456789ab"), 0);
+	assert_int_equal(inv_token_revoke(f->inv, "ffffffffffff"), INV_NOTFOUND);
+	assert_int_equal(inv_token_count(f->inv, ROLE_ADMIN), 0);
+	assert_int_equal(inv_token_get(f->inv, "0123456789ab", &got, h2), 0);
+	assert_int_equal(got.revoked, 1);
+
+	assert_int_equal(inv_token_count(f->inv, ROLE_NODE), 2);
+	assert_int_equal(inv_token_revoke_node(f->inv, "mac1"), 0);
+	assert_int_equal(inv_token_revoke_node(f->inv, "mac9"), 0);
+	assert_int_equal(inv_token_count(f->inv, ROLE_NODE), 1);   /* mac2's stays */
+	assert_int_equal(inv_token_get(f->inv, "cccccccccccc", &got, h2), 0);
+	assert_int_equal(got.revoked, 1);
+	/* A revoked bootstrap token cannot be used either. */
+	make_token(&t, "dddddddddddd", ROLE_BOOTSTRAP, T0 + 3);
+	assert_int_equal(inv_token_add(f->inv, &t, hash), 0);
+	assert_int_equal(inv_token_revoke(f->inv, "dddddddddddd"), 0);
+	assert_int_equal(inv_token_use(f->inv, "dddddddddddd", T0 + 12), INV_CONFLICT);
+}
+
+/* ---- clusters ---- */
+
+static void
+test_clusters(void **state)
+{
+	struct fx *f = *state;
+	struct api_cluster *cl = NULL, c;
+	struct api_node n;
+	int cnt = 0;
+
+	assert_int_equal(inv_cluster_add(f->inv, "lab-b", T0), 0);
+	assert_int_equal(inv_cluster_add(f->inv, "lab-a", T0 + 1), 0);
+	assert_int_equal(inv_cluster_add(f->inv, "lab-a", T0 + 2), INV_CONFLICT);
+	enrol(f, "mac1", UUID_A);
+	enrol(f, "mac2", UUID_B);
+	assert_int_equal(inv_cluster_set_node(f->inv, "lab-a", "mac1"), 0);
+	assert_int_equal(inv_cluster_set_node(f->inv, "lab-a", "mac2"), 0);
+	assert_int_equal(inv_cluster_set_node(f->inv, "nolab", "mac1"), INV_NOTFOUND);
+	assert_int_equal(inv_cluster_set_node(f->inv, "lab-a", "nomac"), INV_NOTFOUND);
+
+	assert_int_equal(inv_cluster_list(f->inv, &cl, &cnt), 0);
+	assert_int_equal(cnt, 2);
+	assert_string_equal(cl[0].name, "lab-a");
+	assert_int_equal(cl[0].n_nodes, 2);
+	assert_true(cl[0].created_at == T0 + 1);
+	assert_string_equal(cl[1].name, "lab-b");
+	assert_int_equal(cl[1].n_nodes, 0);
+	free(cl);
+
+	assert_int_equal(inv_cluster_set_node(f->inv, "lab-b", "mac2"), 0);
+	assert_int_equal(inv_cluster_set_node(f->inv, "", "mac1"), 0);
+	assert_int_equal(inv_cluster_get(f->inv, "lab-a", &c), 0);
+	assert_int_equal(c.n_nodes, 0);
+	assert_int_equal(inv_cluster_get(f->inv, "lab-b", &c), 0);
+	assert_int_equal(c.n_nodes, 1);
+	assert_int_equal(inv_cluster_get(f->inv, "nolab", &c), INV_NOTFOUND);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.cluster, "");
+	assert_int_equal(inv_node_get(f->inv, "mac2", &n), 0);
+	assert_string_equal(n.cluster, "lab-b");
+}
+
+/* ---- events ---- */
+
+static void
+test_events(void **state)
+{
+	struct fx *f = *state;
+	struct api_event *ev = NULL;
+	int n = 0;
+
+	assert_int_equal(inv_event_add(f->inv, T0, "controller", "mac1", "enrolled", ""), 0);
+	assert_int_equal(inv_event_add(f->inv, T0 + 10, "admin:0123456789ab", "mac1",
+	    "cordoned", "replacing a cable"), 0);
+	assert_int_equal(inv_event_add(f->inv, T0 + 20, "controller", "mac2", "enrolled",
+	    ""), 0);
+	assert_int_equal(inv_event_add(f->inv, T0 + 30, "admin:0123456789ab", "",
+	    "cluster created", ""), 0);
+
+	assert_int_equal(inv_event_list(f->inv, "", NAN, 0, &ev, &n), 0);
+	assert_int_equal(n, 4);
+	assert_true(ev[0].time == T0);                       /* newest last */
+	assert_true(ev[3].time == T0 + 30);
+	assert_true(ev[0].id < ev[3].id);
+	assert_string_equal(ev[1].actor, "admin:0123456789ab");
+	assert_string_equal(ev[1].node, "mac1");
+	assert_string_equal(ev[1].what, "cordoned");
+	assert_string_equal(ev[1].reason, "replacing a cable");
+	assert_string_equal(ev[3].node, "");
+	free(ev);
+
+	assert_int_equal(inv_event_list(f->inv, "mac1", NAN, 0, &ev, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(ev[0].what, "enrolled");
+	assert_string_equal(ev[1].what, "cordoned");
+	free(ev);
+
+	assert_int_equal(inv_event_list(f->inv, "", T0 + 10, 0, &ev, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(ev[0].time == T0 + 10);
+	free(ev);
+
+	assert_int_equal(inv_event_list(f->inv, "", NAN, 2, &ev, &n), 0);
+	assert_int_equal(n, 2);                              /* the 2 newest */
+	assert_true(ev[0].time == T0 + 20);
+	assert_true(ev[1].time == T0 + 30);
+	free(ev);
+
+	assert_int_equal(inv_event_list(f->inv, "mac1", T0 + 5, 1, &ev, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ev[0].what, "cordoned");
+	free(ev);
+
+	ev = NULL;
+	assert_int_equal(inv_event_list(f->inv, "mac9", NAN, 0, &ev, &n), 0);
+	assert_int_equal(n, 0);
+	free(ev);
+}
+
+/* ---- transactions, integrity, durability ---- */
+
+static void
+test_integrity_ok(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+
+	enrol(f, "mac1", UUID_A);
+	assert_int_equal(inv_integrity_check(f->inv, err, sizeof(err)), 0);
+}
+
+static void
+test_rollback_discards(void **state)
+{
+	struct fx *f = *state;
+	struct inv_node_key k;
+	struct api_node n;
+	struct api_cluster c;
+	char err[256] = "";
+
+	assert_int_equal(inv_begin(f->inv), 0);
+	assert_int_equal(inv_begin(f->inv), -1);            /* no nesting */
+	assert_int_equal(inv_cluster_add(f->inv, "lab", T0), 0);
+	fill_report(f->r, UUID_A, 0);
+	assert_int_equal(upsert(f, "mac1", "lab", NODE_READY, T0, &k, err, sizeof(err)), 0);
+	assert_int_equal(inv_event_add(f->inv, T0, "controller", "mac1", "enrolled", ""), 0);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);   /* seen inside */
+	inv_rollback(f->inv);
+	inv_rollback(f->inv);                                 /* harmless */
+
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), INV_NOTFOUND);
+	assert_int_equal(inv_cluster_get(f->inv, "lab", &c), INV_NOTFOUND);
+	assert_int_equal(inv_samples_count(f->inv, ""), 0);
+	struct api_event *ev = NULL;
+	int cnt = -1;
+	assert_int_equal(inv_event_list(f->inv, "", NAN, 0, &ev, &cnt), 0);
+	assert_int_equal(cnt, 0);
+	free(ev);
+	/* The connection is usable afterwards. */
+	enrol(f, "mac1", UUID_A);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+}
+
+/* The child's side: store a report, commit, say so, and wait to be killed. */
+static void
+durability_child(const char *path, int fd)
+{
+	struct report *r = report_new();
+	struct inv_node_key k;
+	char err[256];
+	struct inv *inv = inv_open(path, err, sizeof(err));
+
+	if (inv == NULL || r == NULL)
+		_exit(1);
+	fill_report(r, UUID_A, 1);
+	if (inv_begin(inv) == -1 ||
+	    inv_node_upsert(inv, r, "{}", 2, "mac1", "", NODE_READY, T0, &k, err,
+	    sizeof(err)) != 0 ||
+	    inv_event_add(inv, T0, "controller", "mac1", "enrolled", "") != 0 ||
+	    inv_commit(inv) == -1)
+		_exit(1);
+	if (write(fd, "committed", 9) != 9)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static void
+test_durable_after_sigkill(void **state)
+{
+	struct fx *f = *state;
+	struct api_node n;
+	char buf[16] = "";
+	int fds[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		close(fds[0]);
+		durability_child(f->path, fds[1]);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], buf, 9), 9);
+	close(fds[0]);
+	assert_string_equal(buf, "committed");
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	reopen(f);
+	assert_int_equal(inv_node_get(f->inv, "mac1", &n), 0);
+	assert_string_equal(n.hardware_uuid, UUID_A);
+	assert_true(n.power_watts == 121.5);
+	assert_int_equal(inv_samples_count(f->inv, "mac1"), 1);
+	char err[256];
+	assert_int_equal(inv_integrity_check(f->inv, err, sizeof(err)), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_creates_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown),
+		cmocka_unit_test_setup_teardown(test_future_version_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_application_refused, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_upsert_new_and_reenrol, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upsert_in_cluster, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_partial_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_samples_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_remove_cascades, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_token_use_and_revoke, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clusters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_integrity_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollback_discards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_durable_after_sigkill, setup_dir,
+		    teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
