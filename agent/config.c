@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "conf.h"
 #include "log.h"
 
 const char agent_usage[] =
@@ -63,23 +63,6 @@ set_str(char **dst, const char *v)
 }
 
 static int
-set_seconds(double *dst, const char *key, const char *v, double lo, double hi, char *err,
-    size_t errlen)
-{
-	char *end;
-
-	errno = 0;
-	double d = strtod(v, &end);
-	if (errno != 0 || end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
-		snprintf(err, errlen, "%s: \"%s\" is not a number of seconds from %g to %g", key,
-		    v, lo, hi);
-		return -1;
-	}
-	*dst = d;
-	return 0;
-}
-
-static int
 set_level(int *dst, const char *v, char *err, size_t errlen)
 {
 	static const char *names[] = { "error", "warning", "info", "debug" };
@@ -123,9 +106,9 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 		return 0;
 	}
 	if (strcmp(key, "interval") == 0)
-		return set_seconds(&c->interval, key, v, 0.1, 86400, err, errlen);
+		return conf_seconds(key, v, 0.1, 86400, &c->interval, err, errlen);
 	if (strcmp(key, "command-timeout") == 0)
-		return set_seconds(&c->cmd_timeout, key, v, 0.05, 600, err, errlen);
+		return conf_seconds(key, v, 0.05, 600, &c->cmd_timeout, err, errlen);
 	if (strcmp(key, "log-level") == 0)
 		return set_level(&c->log_level, v, err, errlen);
 	if (strcmp(key, "log") == 0) {
@@ -140,52 +123,11 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 	return -1;
 }
 
-static char *
-trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
+/* conf_read_file's setter: ctx is the config. */
 static int
-config_read_file(struct agent_config *c, const char *path, char *err, size_t errlen)
+config_set_cb(void *ctx, const char *key, const char *value, char *err, size_t errlen)
 {
-	char line[4096], msg[512];
-	FILE *f = fopen(path, "r");
-	int lineno = 0;
-
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash != NULL)
-			*hash = '\0';
-		char *s = trim(line);
-		if (*s == '\0')
-			continue;
-		char *eq = strchr(s, '=');
-		if (eq == NULL) {
-			snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
-			goto fail;
-		}
-		*eq = '\0';
-		if (config_set(c, trim(s), trim(eq + 1), msg, sizeof(msg)) == -1) {
-			snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
-			goto fail;
-		}
-	}
-	fclose(f);
-	return 0;
-fail:
-	fclose(f);
-	return -1;
+	return config_set(ctx, key, value, err, errlen);
 }
 
 static void
@@ -279,7 +221,7 @@ config_load(struct agent_config *c, int argc, char **argv, char *err, size_t err
 	config_defaults(c);
 	if (config_flags(c, argc, argv, 0, err, errlen) == -1)
 		return -1;
-	if (c->config_file != NULL && config_read_file(c, c->config_file, err, errlen) == -1)
+	if (c->config_file != NULL && conf_read_file(c->config_file, config_set_cb, c, err, errlen) == -1)
 		return -1;
 	return config_flags(c, argc, argv, 1, err, errlen);
 }
@@ -297,39 +239,6 @@ config_reload(struct agent_config *c, int argc, char **argv, char *err, size_t e
 	config_free(c);
 	*c = n;
 	return 0;
-}
-
-int
-config_split_hostport(const char *s, char *host, size_t hostlen, int *port, char *err,
-    size_t errlen)
-{
-	const char *colon, *h = s;
-	size_t hl;
-
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-		if (rb == NULL || rb[1] != ':')
-			goto bad;
-		h = s + 1;
-		hl = (size_t)(rb - h);
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL || memchr(s, ':', (size_t)(colon - s)) != NULL)
-			goto bad;
-		hl = (size_t)(colon - s);
-	}
-	char *end;
-	long p = strtol(colon + 1, &end, 10);
-	if (hl == 0 || hl >= hostlen || colon[1] == '\0' || *end != '\0' || p < 0 || p > 65535)
-		goto bad;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	*port = (int)p;
-	return 0;
-bad:
-	snprintf(err, errlen, "listen: \"%s\" is not HOST:PORT (or [IPV6]:PORT)", s);
-	return -1;
 }
 
 /* A controller needs a way in: a bootstrap token file, or a node token already saved. */
@@ -365,7 +274,7 @@ config_validate(const struct agent_config *c, char *err, size_t errlen)
 		return -1;
 	}
 	if (c->listen != NULL && strcmp(c->listen, "none") != 0 && c->listen[0] != '\0' &&
-	    config_split_hostport(c->listen, host, sizeof(host), &port, err, errlen) == -1)
+	    conf_split_hostport(c->listen, host, sizeof(host), &port, err, errlen) == -1)
 		return -1;
 	if (c->controller != NULL && strncmp(c->controller, "http://", 7) != 0 &&
 	    strncmp(c->controller, "https://", 8) != 0) {

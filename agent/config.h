@@ -45,13 +45,6 @@ int config_reload(struct agent_config *c, int argc, char **argv, char *err, size
 /* Checks that go beyond syntax: the backend exists, its inputs are given. */
 int config_validate(const struct agent_config *c, char *err, size_t errlen);
 
-/*
- * Split "HOST:PORT" or "[V6]:PORT" into host (size hostlen) and port.
- * Returns -1 with a message on a malformed address.
- */
-int config_split_hostport(const char *s, char *host, size_t hostlen, int *port, char *err,
-    size_t errlen);
-
 void config_free(struct agent_config *c);
 
 /* The usage text for --help. */

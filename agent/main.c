@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "conf.h"
 #include "config.h"
 #include "httpd.h"
 #include "log.h"
@@ -290,7 +291,7 @@ start_httpd(const struct agent_config *c, struct snapshot *s)
 
 	if (strcmp(listen, "none") == 0 || listen[0] == '\0')
 		return NULL;
-	if (config_split_hostport(listen, host, sizeof(host), &port, err, sizeof(err)) == -1)
+	if (conf_split_hostport(listen, host, sizeof(host), &port, err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	struct httpd *h = httpd_start(host, port, provide, s, err, sizeof(err));
 	if (h == NULL)

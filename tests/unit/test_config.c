@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "config.h"
 
 static void
@@ -22,15 +23,15 @@ test_hostport(void **state)
 	char host[64], err[256];
 	int port;
 
-	assert_int_equal(config_split_hostport("127.0.0.1:9469", host, sizeof(host), &port, err, sizeof(err)), 0);
+	assert_int_equal(conf_split_hostport("127.0.0.1:9469", host, sizeof(host), &port, err, sizeof(err)), 0);
 	assert_string_equal(host, "127.0.0.1");
 	assert_int_equal(port, 9469);
-	assert_int_equal(config_split_hostport("[::1]:0", host, sizeof(host), &port, err, sizeof(err)), 0);
+	assert_int_equal(conf_split_hostport("[::1]:0", host, sizeof(host), &port, err, sizeof(err)), 0);
 	assert_string_equal(host, "::1");
 	assert_int_equal(port, 0);
 	const char *bad[] = { "nonsense", ":80", "h:", "h:70000", "h:-1", "::1:80", "[::1]80", "h:8x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(config_split_hostport(bad[i], host, sizeof(host), &port, err, sizeof(err)), -1);
+		assert_int_equal(conf_split_hostport(bad[i], host, sizeof(host), &port, err, sizeof(err)), -1);
 		assert_non_null(strstr(err, "listen"));
 	}
 }
