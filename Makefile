@@ -128,7 +128,7 @@ $(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@B=$(B) tests/run.sh
+	@B=$(B) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: all
 	@B=$(B) tests/run.sh unit

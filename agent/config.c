@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "collector.h"
 #include "conf.h"
 #include "log.h"
@@ -241,6 +242,27 @@ config_reload(struct agent_config *c, int argc, char **argv, char *err, size_t e
 	return 0;
 }
 
+/* The controller knows a node by its name: it must be one the controller takes. */
+static int
+config_check_name(const struct agent_config *c, char *err, size_t errlen)
+{
+	char host[256] = "";
+	const char *name = c->name;
+
+	if (name == NULL) {
+		if (c->backend != NULL && strcmp(c->backend, "sim") == 0)
+			return 0;  /* the scenario's node name */
+		if (gethostname(host, sizeof(host) - 1) == -1)
+			return 0;
+		name = host;
+	}
+	if (api_name_valid(name))
+		return 0;
+	snprintf(err, errlen, "name: \"%s\" is not a node name the controller takes (1 to 63 "
+	    "letters, digits, '.', '_' or '-'); set one with --name", name);
+	return -1;
+}
+
 /* A controller needs a way in: a bootstrap token file, or a node token already saved. */
 static int
 config_check_enrol(const struct agent_config *c, char *err, size_t errlen)
@@ -282,6 +304,8 @@ config_validate(const struct agent_config *c, char *err, size_t errlen)
 		    c->controller);
 		return -1;
 	}
+	if (c->controller != NULL && config_check_name(c, err, errlen) == -1)
+		return -1;
 	if (config_check_enrol(c, err, errlen) == -1)
 		return -1;
 	if (c->name != NULL && (c->name[0] == '\0' || strlen(c->name) > REPORT_STR_MAX)) {

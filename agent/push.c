@@ -97,9 +97,9 @@ now_mono(void)
 const char *
 push_state_str(enum push_state s)
 {
-	static const char *names[] = { "off", "enrolling", "ok", "unreachable" };
+	static const char *names[] = { "off", "enrolling", "ok", "unreachable", "refused" };
 
-	return (unsigned)s < 4 ? names[s] : "off";
+	return (unsigned)s < 5 ? names[s] : "off";
 }
 
 /* xorshift32: enough for jitter, and reproducible from a seed in the tests. */
@@ -491,10 +491,13 @@ status_failure(struct pusher *p, const char *route)
 		return failed(p, OUT_RETRY, LOG_LVL_ERR, PUSH_ENROLLING, "bootstrap token "
 		    "refused by %s (%ld: %s); replace %s", p->controller, r->status, msg,
 		    p->bootstrap_file);
+	if (strcmp(route, "/v1/enroll") == 0)
+		return failed(p, OUT_RETRY, LOG_LVL_ERR, PUSH_ENROLLING, "%s refused the "
+		    "enrolment (%ld: %s)", p->controller, r->status, msg);
 	if (r->status == 403)
-		return failed(p, OUT_RETRY, LOG_LVL_WARN, PUSH_OK, "%s%s: 403: %s",
+		return failed(p, OUT_RETRY, LOG_LVL_WARN, PUSH_REFUSED, "%s%s: 403: %s",
 		    p->controller, route, msg);
-	return failed(p, OUT_DROP, LOG_LVL_WARN, PUSH_OK, "%s%s refused the report, dropped "
+	return failed(p, OUT_DROP, LOG_LVL_WARN, PUSH_REFUSED, "%s%s refused the report, dropped "
 	    "(%ld: %s)", p->controller, route, r->status, msg);
 }
 

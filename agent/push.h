@@ -28,7 +28,8 @@ enum push_state {
 	PUSH_OFF = 0,      /* no controller configured */
 	PUSH_ENROLLING,    /* no node token yet */
 	PUSH_OK,           /* the last report reached the controller */
-	PUSH_UNREACHABLE   /* connection error, timeout or 5xx */
+	PUSH_UNREACHABLE,  /* connection error, timeout or 5xx */
+	PUSH_REFUSED       /* the controller answers but refuses the reports (4xx) */
 };
 
 /* What the pusher is given; the strings are copied. */

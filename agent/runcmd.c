@@ -134,7 +134,7 @@ set_status(struct runcmd_result *res, int wstatus)
  */
 static int
 pump(pid_t pid, int fds[3], const char *input, size_t input_len, double deadline,
-    struct capture *out, struct capture *err, int *wstatus)
+    struct capture *out, struct capture *err, int *wstatus, int *reapedp)
 {
 	size_t written = 0;
 	int reaped = 0;
@@ -147,7 +147,7 @@ pump(pid_t pid, int fds[3], const char *input, size_t input_len, double deadline
 		if (left <= 0)
 			return 1;
 		if (!reaped && waitpid(pid, wstatus, WNOHANG) == pid)
-			reaped = 1;
+			reaped = *reapedp = 1;
 		for (int i = 0; i < 3; i++) {
 			if (fds[i] < 0)
 				continue;
@@ -182,6 +182,59 @@ pump(pid_t pid, int fds[3], const char *input, size_t input_len, double deadline
 	return 0;
 }
 
+/*
+ * Children that would not die after SIGKILL (stuck in the kernel): never
+ * waited on again in a blocking way; each later call tries to reap them.
+ * runcmd is called from one thread at a time (the collector).
+ */
+#define REAP_GRACE_S 2.0
+#define ABANDONED_MAX 32
+static pid_t abandoned[ABANDONED_MAX];
+static int n_abandoned;
+
+static void
+reap_abandoned(void)
+{
+	for (int i = 0; i < n_abandoned;) {
+		int st;
+		pid_t r = waitpid(abandoned[i], &st, WNOHANG);
+		if (r == 0) {
+			i++;
+			continue;
+		}
+		abandoned[i] = abandoned[--n_abandoned];
+	}
+}
+
+/*
+ * A command timed out: kill its process group and reap it, waiting at most
+ * REAP_GRACE_S.  The group is killed even when the leader was already reaped,
+ * because something of the group still holds the output pipes open, so the
+ * group (and its id) still exists and cannot have been reused.  Returns -1
+ * when the child would not die (it is abandoned, and reaped later).
+ */
+static int
+finish_child(pid_t pid, int reaped, int *wstatus)
+{
+	kill(-pid, SIGKILL);
+	if (reaped)
+		return 0;
+	kill(pid, SIGKILL);
+	double until = now_mono() + REAP_GRACE_S;
+	for (;;) {
+		pid_t r = waitpid(pid, wstatus, WNOHANG);
+		if (r == pid || (r == -1 && errno != EINTR))
+			return 0;
+		if (now_mono() > until)
+			break;
+		poll(NULL, 0, 5);
+	}
+	log_warnx("pid %ld would not die after SIGKILL; left to be reaped later", (long)pid);
+	if (n_abandoned < ABANDONED_MAX)
+		abandoned[n_abandoned++] = pid;
+	return -1;
+}
+
 int
 runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
     struct runcmd_result *res)
@@ -195,6 +248,7 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 
 	memset(res, 0, sizeof(*res));
 	res->status = RUNCMD_ERROR;
+	reap_abandoned();
 	if (pipe(inpipe) == -1 || pipe(outpipe) == -1 || pipe(errpipe) == -1) {
 		snprintf(res->err, sizeof(res->err), "pipe: %s", strerror(errno));
 		goto fail;
@@ -222,20 +276,11 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 		if (fds[i] >= 0)
 			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
 
+	int reaped = 0;
 	int timed_out = pump(pid, fds, input, input_len, start + timeout_ms / 1000.0, &out,
-	    &err, &wstatus);
-	if (timed_out) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &wstatus, 0) == -1 && errno == EINTR)
-			;
-	} else {
-		/* The child may have been reaped in pump; kill lingering group members. */
-		kill(-pid, SIGKILL);
-		if (waitpid(pid, &wstatus, WNOHANG) == 0)
-			while (waitpid(pid, &wstatus, 0) == -1 && errno == EINTR)
-				;
-	}
+	    &err, &wstatus, &reaped);
+	if (timed_out && finish_child(pid, reaped, &wstatus) == -1)
+		snprintf(res->err, sizeof(res->err), "would not die after SIGKILL");
 	for (int i = 0; i < 3; i++)
 		close_fd(&fds[i]);
 	res->out = out.buf ? out.buf : strdup("");

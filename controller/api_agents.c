@@ -158,37 +158,39 @@ out:
 	free(e);
 }
 
+/*
+ * Decoded here, in the HTTP thread's own report (a report is tens of
+ * kilobytes): the writer gets the item's summary and the body, which stays
+ * the connection's until the item is done.
+ */
 void
 api_report(struct api_req *rq, struct api_resp *rs)
 {
-	struct ingest_item *it = ingest_item_new();
+	static _Thread_local struct report r;
+	struct ingest_item *it;
 	struct reg_node n;
+	char why[128];
 
-	if (it == NULL) {
+	if (decode_report(rq, rs, &r) == -1)
+		return;
+	if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
+		api_error(rs, 404, "node %s is not in the inventory (removed?)", rq->who.node);
+		return;
+	}
+	if (strcmp(n.hardware_uuid, r.node.hardware_uuid) != 0) {
+		api_error(rs, 403, "this token is node %s's; the report is from another Mac "
+		    "(hardware %s)", n.name, r.node.hardware_uuid);
+		return;
+	}
+	if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
 		api_error(rs, 503, "out of memory");
 		return;
 	}
-	if (decode_report(rq, rs, &it->report) == -1)
-		goto fail;
-	if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
-		api_error(rs, 404, "node %s is not in the inventory (removed?)", rq->who.node);
-		goto fail;
-	}
-	if (strcmp(n.hardware_uuid, it->report.node.hardware_uuid) != 0) {
-		api_error(rs, 403, "this token is node %s's; the report is from another Mac "
-		    "(hardware %s)", n.name, it->report.node.hardware_uuid);
-		goto fail;
-	}
-	if ((it->json = malloc(rq->body_len + 1)) == NULL) {
-		api_error(rs, 503, "out of memory");
-		goto fail;
-	}
-	memcpy(it->json, rq->body, rq->body_len + 1);
+	inv_report_summarize(&r, &it->sum);
+	it->healthy = lc_report_healthy(&r, why, sizeof(why));
+	it->json = rq->body;
 	it->json_len = rq->body_len;
 	memcpy(it->node, n.name, sizeof(n.name));
 	it->received_at = rq->now;
 	rs->async = it;
-	return;
-fail:
-	ingest_item_free(it);
 }

@@ -99,29 +99,25 @@ node_command(struct api_req *rq, struct api_resp *rs, enum lc_command cmd)
 		api_error(rs, 400, "%s", err);
 		return;
 	}
+	pthread_mutex_lock(&rq->c->inv_mu);
 	if (registry_get_node(rq->c->reg, rq->param, &n) == -1) {
+		pthread_mutex_unlock(&rq->c->inv_mu);
 		api_error(rs, 404, "node %s: no such node", rq->param);
 		return;
 	}
 	if (lc_on_command(&n.lc, cmd, reason, rq->now, rq->c->unreachable_after, &res, err,
 	    sizeof(err)) == -1) {
+		pthread_mutex_unlock(&rq->c->inv_mu);
 		api_error(rs, cmd == LC_UNCORDON || strstr(err, "reason") == NULL ? 409 : 400,
 		    "node %s: %s", n.name, err);
 		return;
 	}
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = inv_node_set_state(rq->c->inv, n.id, res.state, res.reason,
-	    res.unexpected_reboot);
-	if (rc == 0 && res.what[0])
-		ctrl_event(rq->c, rq->now, rq->actor, n.name, res.what, res.event_reason);
+	int rc = ctrl_apply(rq->c, &n, &res, rq->now, rq->actor);
 	pthread_mutex_unlock(&rq->c->inv_mu);
 	if (rc != 0) {
 		api_error(rs, 503, "the inventory could not store it");
 		return;
 	}
-	n.lc.state = res.state;
-	n.lc.unexpected_reboot = res.unexpected_reboot;
-	registry_set_lc(rq->c->reg, n.name, &n.lc);
 	respond_node(rq, rs, 0);
 }
 

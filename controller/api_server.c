@@ -1,19 +1,29 @@
 /*
- * The API server: libmicrohttpd with a thread pool and suspend/resume, so a
- * report's connection waits for its group commit without holding a thread.
- * Also serves the dashboard's static files from web_root, if set.
+ * The API server: libmicrohttpd with API_THREADS threads and suspend/resume,
+ * so a report's connection waits for its group commit without holding a
+ * thread.  Also serves the dashboard's static files from web_root, if set.
+ *
+ * The threads: where SO_REUSEPORT spreads a port's connections over the
+ * sockets bound to it (Linux), one daemon per thread, each with its own
+ * listening socket, so that each thread gets its share of the connections;
+ * elsewhere one daemon with a pool of threads sharing one socket, where the
+ * thread that wakes first takes the connections that come in together (a
+ * client opening many at once can leave one thread with most of them).
  */
 #include "api_server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api_json.h"
 #include "ctrl.h"
@@ -30,6 +40,12 @@ typedef enum MHD_Result MHD_RESULT;
 #define API_THREADS 2
 #define API_CONN_LIMIT 1024
 #define API_TIMEOUT_S 30
+
+#ifdef __linux__
+#define API_DAEMONS API_THREADS  /* one thread each, one SO_REUSEPORT socket each */
+#else
+#define API_DAEMONS 1            /* a pool of API_THREADS threads */
+#endif
 
 /* Who may call a route: nobody needs a token, or at least this role. */
 enum access { OPEN, AGENT_BOOTSTRAP, AGENT_NODE, VIEWER, ADMIN };
@@ -62,11 +78,12 @@ static const struct route {
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
 struct api_server {
-	struct MHD_Daemon *mhd;
+	struct MHD_Daemon *mhd[API_DAEMONS];
 	struct ctrl *c;
 	int port;
 	char *web_root;
 	char *tls_cert, *tls_key;
+	struct MHD_Response *stored;  /* the 204 of every stored report, made once */
 };
 
 /* Per-request state, from the first callback to the completion notice. */
@@ -237,15 +254,17 @@ item_done(struct ingest_item *it, void *arg)
 
 /* Answer a report whose commit finished. */
 static MHD_RESULT
-finish_async(struct ctrl *c, struct request *r)
+finish_async(struct api_server *s, struct request *r)
 {
 	struct api_resp rs = { .status = r->item->status };
 
+	ctrl_observe_latency(s->c, mono() - r->start);
+	if (rs.status == 204 && s->stored != NULL)
+		return MHD_queue_response(r->conn, MHD_HTTP_NO_CONTENT, s->stored);
 	if (rs.status != 204) {
 		api_error(&rs, rs.status, "%s", r->item->error);
-		atomic_fetch_add(&c->ctr.reports_rejected, 1);
+		atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
 	}
-	ctrl_observe_latency(c, mono() - r->start);
 	return send_resp(r->conn, &rs, NULL);
 }
 
@@ -272,7 +291,7 @@ dispatch(struct api_server *s, struct request *r, const struct route *rt, struct
 		if (ingest_submit(s->c->ingest, r->item) == -1) {
 			MHD_resume_connection(r->conn);
 			pthread_mutex_unlock(&r->mu);
-			ingest_item_free(r->item);
+			ingest_item_free(s->c->ingest, r->item);
 			r->item = NULL;
 			return send_error(r->conn, 503, "the controller is busy; retry", NULL);
 		}
@@ -338,6 +357,7 @@ body_append(struct request *r, const char *data, size_t n)
 	return 0;
 }
 
+/* The body buffer is sized once from Content-Length when there is one. */
 static struct request *
 request_new(struct MHD_Connection *conn)
 {
@@ -350,8 +370,11 @@ request_new(struct MHD_Connection *conn)
 	pthread_mutex_init(&r->mu, NULL);
 	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (cl != NULL && strtoull(cl, NULL, 10) > API_BODY_MAX)
+	unsigned long long len = cl != NULL ? strtoull(cl, NULL, 10) : 0;
+	if (len > API_BODY_MAX)
 		r->too_large = 1;
+	else if (len > 0 && (r->body = malloc(len + 1)) != NULL)
+		r->cap = len + 1;
 	return r;
 }
 
@@ -373,7 +396,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		pthread_mutex_lock(&r->mu);
 		int done = r->item_done;
 		pthread_mutex_unlock(&r->mu);
-		return done ? finish_async(s->c, r) : MHD_YES;
+		return done ? finish_async(s, r) : MHD_YES;
 	}
 	if (*upload_size != 0) {
 		if (!r->too_large && body_append(r, upload, *upload_size) == -1)
@@ -388,14 +411,14 @@ static void
 completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     enum MHD_RequestTerminationCode toe)
 {
+	struct api_server *s = cls;
 	struct request *r = *con_cls;
-	(void)cls;
 	(void)conn;
 	(void)toe;
 
 	if (r == NULL)
 		return;
-	ingest_item_free(r->item);
+	ingest_item_free(s->c->ingest, r->item);
 	free(r->body);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
@@ -456,6 +479,103 @@ load_tls(struct api_server *s, const struct api_tls *tls, char *err, size_t errl
 	return 0;
 }
 
+/*
+ * The answer to a stored report, as send_resp would make it, made once and
+ * queued on every such connection (libmicrohttpd counts its users); NULL
+ * when out of memory, and send_resp makes each.
+ */
+static struct MHD_Response *
+stored_response(void)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+
+	if (r != NULL && MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store") != MHD_YES) {
+		MHD_destroy_response(r);
+		r = NULL;
+	}
+	return r;
+}
+
+/* One of s's daemons, listening on ss (address and port). */
+static struct MHD_Daemon *
+start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_POLL;
+	unsigned int pool = API_DAEMONS == 1 ? API_THREADS : 0;
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (s->tls_cert)
+		flags |= MHD_USE_TLS;
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)(API_DAEMONS > 1),
+	    MHD_OPTION_THREAD_POOL_SIZE, pool,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(API_CONN_LIMIT / API_DAEMONS),
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+	    s->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->tls_cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
+	    MHD_OPTION_END);
+}
+
+/*
+ * Whether nothing listens on ss's port yet.  The daemons' sockets share the
+ * port with SO_REUSEPORT, which would also let them join the sockets of
+ * another process of the same user that set it (a second controller
+ * started by mistake): a socket without it cannot bind a port in use.
+ */
+static int
+port_free(const struct sockaddr_storage *ss)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM, 0), on = 1, rc;
+
+	if (fd == -1)
+		return 1;     /* the daemons' own bind will tell */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (ss->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	rc = bind(fd, (const struct sockaddr *)ss, ss->ss_family == AF_INET6 ?
+	    sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	close(fd);
+	return rc == 0 || errno != EADDRINUSE;
+}
+
+/* Start the daemons; the first binds the port (any for 0), the others share it. */
+static int
+start_daemons(struct api_server *s, struct sockaddr_storage *ss)
+{
+	const union MHD_DaemonInfo *info;
+
+	if (API_DAEMONS > 1 && !port_free(ss))
+		return -1;
+	for (int i = 0; i < API_DAEMONS; i++) {
+		if ((s->mhd[i] = start_daemon(s, ss)) == NULL)
+			return -1;
+		if (i > 0)
+			continue;
+		info = MHD_get_daemon_info(s->mhd[0], MHD_DAEMON_INFO_BIND_PORT);
+		if (info == NULL || info->port == 0)
+			return -1;
+		s->port = info->port;
+		if (ss->ss_family == AF_INET6)
+			((struct sockaddr_in6 *)ss)->sin6_port = htons(info->port);
+		else
+			((struct sockaddr_in *)ss)->sin_port = htons(info->port);
+	}
+	return 0;
+}
+
+static void
+stop_daemons(struct api_server *s)
+{
+	for (int i = 0; i < API_DAEMONS; i++)
+		if (s->mhd[i] != NULL)
+			MHD_stop_daemon(s->mhd[i]);
+}
+
 struct api_server *
 api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
     const char *web_root, char *err, size_t errlen)
@@ -468,31 +588,18 @@ api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
 		goto fail;
 	s->c = c;
 	s->web_root = web_root ? strdup(web_root) : NULL;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_POLL;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	if (s->tls_cert)
-		flags |= MHD_USE_TLS;
-	s->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)API_THREADS,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)API_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
-	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-	    s->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->tls_cert,
-	    MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
-	    MHD_OPTION_END);
-	if (s->mhd == NULL) {
+	s->stored = stored_response();
+	if (start_daemons(s, &ss) == -1) {
 		snprintf(err, errlen, "cannot serve on %s:%d (in use, not an address of this "
 		    "host, or a bad certificate)", host, port);
 		goto fail;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : port;
 	return s;
 fail:
 	if (s) {
+		stop_daemons(s);
+		if (s->stored)
+			MHD_destroy_response(s->stored);
 		free(s->tls_cert);
 		free(s->tls_key);
 		free(s->web_root);
@@ -512,7 +619,9 @@ api_stop(struct api_server *s)
 {
 	if (s == NULL)
 		return;
-	MHD_stop_daemon(s->mhd);
+	stop_daemons(s);
+	if (s->stored)
+		MHD_destroy_response(s->stored);
 	free(s->tls_cert);
 	free(s->tls_key);
 	free(s->web_root);

@@ -19,7 +19,8 @@ struct api_req {
 	struct ctrl *c;
 	const char *method;
 	const char *param;         /* the {name}/{id} segment of the path, "" if none */
-	const char *body;          /* NUL-terminated */
+	const char *body;          /* NUL-terminated; the request's until it is answered,
+				      so an async item may point into it until done */
 	size_t body_len;
 	const char *token;         /* the bearer token presented, or NULL */
 	struct api_token who;      /* the authenticated token (routes that need one) */

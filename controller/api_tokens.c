@@ -72,16 +72,35 @@ api_tokens_list(struct api_req *rq, struct api_resp *rs)
 	free(t);
 }
 
+/* INV_CONFLICT when id is the last admin token that works: nobody could get in again. */
+static int
+last_admin(struct inv *inv, const char *id)
+{
+	struct api_token t;
+	uint8_t hash[AUTH_HASH_LEN];
+
+	if (inv_token_get(inv, id, &t, hash) != 0 || t.role != ROLE_ADMIN || t.revoked)
+		return 0;
+	return inv_token_count(inv, ROLE_ADMIN) <= 1 ? INV_CONFLICT : 0;
+}
+
 void
 api_tokens_revoke(struct api_req *rq, struct api_resp *rs)
 {
 	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = inv_token_revoke(rq->c->inv, rq->param);
+	int rc = last_admin(rq->c->inv, rq->param);
+	if (rc == 0)
+		rc = inv_token_revoke(rq->c->inv, rq->param);
 	if (rc == 0)
 		ctrl_event(rq->c, rq->now, rq->actor, "", "token revoked", rq->param);
 	pthread_mutex_unlock(&rq->c->inv_mu);
 	if (rc == INV_NOTFOUND) {
 		api_error(rs, 404, "token %s: no such token", rq->param);
+		return;
+	}
+	if (rc == INV_CONFLICT) {
+		api_error(rs, 409, "token %s is the last admin token; create another one first",
+		    rq->param);
 		return;
 	}
 	if (rc != 0) {

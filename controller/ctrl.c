@@ -3,7 +3,10 @@
 
 #include <time.h>
 
+#include "lifecycle.h"
 #include "log.h"
+
+#include <string.h>
 
 const double ctrl_lat_bounds[CTRL_LAT_BUCKETS] = {
 	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -38,4 +41,22 @@ ctrl_observe_latency(struct ctrl *c, double seconds)
 		}
 	atomic_fetch_add(&c->ctr.lat_count, 1);
 	atomic_fetch_add(&c->ctr.lat_sum_us, (uint_fast64_t)(seconds * 1e6));
+}
+
+int
+ctrl_apply(struct ctrl *c, struct reg_node *n, const struct lc_result *res, double now,
+    const char *actor)
+{
+	if (inv_node_set_state(c->inv, n->id, res->state, res->reason,
+	    res->unexpected_reboot) != 0)
+		return -1;
+	if (res->what[0])
+		ctrl_event(c, now, actor, n->name, res->what, res->event_reason);
+	if (res->what2[0])
+		ctrl_event(c, now, actor, n->name, res->what2, res->event_reason2);
+	n->lc.state = res->state;
+	n->lc.unexpected_reboot = res->unexpected_reboot;
+	memcpy(n->lc.reason, res->reason, sizeof(n->lc.reason));
+	registry_set_lc(c->reg, n->name, &n->lc);
+	return 0;
 }

@@ -46,6 +46,17 @@ double ctrl_now(void);
 void ctrl_event(struct ctrl *c, double now, const char *actor, const char *node,
     const char *what, const char *reason);
 
+struct lc_result;
+struct reg_node;
+
+/*
+ * Apply a lifecycle decision about n: store the state, reason and flag,
+ * record its events (by actor), update the registry.  inv_mu must be held,
+ * and the decision must have been made under it.  0, or -1 (nothing changed).
+ */
+int ctrl_apply(struct ctrl *c, struct reg_node *n, const struct lc_result *res, double now,
+    const char *actor);
+
 /* Count one request that took seconds. */
 void ctrl_observe_latency(struct ctrl *c, double seconds);
 

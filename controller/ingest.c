@@ -21,24 +21,41 @@ struct ingest {
 	pthread_cond_t cv;
 	struct ingest_item *head, *tail;
 	int n, stopping;
+	pthread_mutex_t free_mu;
+	struct ingest_item *free;    /* items to reuse, at most INGEST_QUEUE_MAX */
+	int nfree;
 };
 
 struct ingest_item *
-ingest_item_new(void)
+ingest_item_new(struct ingest *in)
 {
-	struct ingest_item *it = calloc(1, sizeof(*it));
+	struct ingest_item *it;
 
-	if (it != NULL)
-		report_init(&it->report);
+	pthread_mutex_lock(&in->free_mu);
+	if ((it = in->free) != NULL) {
+		in->free = it->next;
+		in->nfree--;
+	}
+	pthread_mutex_unlock(&in->free_mu);
+	if (it == NULL && (it = malloc(sizeof(*it))) == NULL)
+		return NULL;
+	memset(it, 0, sizeof(*it));
 	return it;
 }
 
 void
-ingest_item_free(struct ingest_item *it)
+ingest_item_free(struct ingest *in, struct ingest_item *it)
 {
 	if (it == NULL)
 		return;
-	free(it->json);
+	pthread_mutex_lock(&in->free_mu);
+	if (in->nfree < INGEST_QUEUE_MAX) {
+		it->next = in->free;
+		in->free = it;
+		in->nfree++;
+		it = NULL;
+	}
+	pthread_mutex_unlock(&in->free_mu);
 	free(it);
 }
 
@@ -68,16 +85,15 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 {
 	struct reg_node n;
 	struct lc_result res;
-	char why[128];
 
 	if (registry_get_node(c->reg, it->node, &n) == -1) {
 		it->status = 404;
 		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
 		return 0;
 	}
-	lc_on_report(&n.lc, &it->report, it->received_at, &res);
+	lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
 	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
-		.report = &it->report, .json = it->json, .json_len = it->json_len };
+		.sum = &it->sum, .json = it->json, .json_len = it->json_len };
 	if (inv_report_store(c->inv, &in) == -1)
 		return -1;
 	if (res.changed) {
@@ -92,9 +108,9 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	lc_out->state = res.state;
 	lc_out->unexpected_reboot = res.unexpected_reboot;
 	lc_out->last_report_at = it->received_at;
-	if (!isnan(it->report.node.boot_time))
-		lc_out->boot_time = it->report.node.boot_time;
-	lc_out->last_report_healthy = lc_report_healthy(&it->report, why, sizeof(why));
+	if (!isnan(it->sum.boot_time))
+		lc_out->boot_time = it->sum.boot_time;
+	lc_out->last_report_healthy = it->healthy;
 	it->status = 204;
 	return 0;
 }
@@ -173,8 +189,12 @@ ingest_start(struct ctrl *c)
 		return NULL;
 	in->c = c;
 	pthread_mutex_init(&in->mu, NULL);
+	pthread_mutex_init(&in->free_mu, NULL);
 	pthread_cond_init(&in->cv, NULL);
 	if (pthread_create(&in->thread, NULL, writer, in) != 0) {
+		pthread_mutex_destroy(&in->mu);
+		pthread_mutex_destroy(&in->free_mu);
+		pthread_cond_destroy(&in->cv);
 		free(in);
 		return NULL;
 	}
@@ -191,7 +211,13 @@ ingest_stop(struct ingest *in)
 	pthread_cond_signal(&in->cv);
 	pthread_mutex_unlock(&in->mu);
 	pthread_join(in->thread, NULL);
+	while (in->free != NULL) {
+		struct ingest_item *it = in->free;
+		in->free = it->next;
+		free(it);
+	}
 	pthread_mutex_destroy(&in->mu);
+	pthread_mutex_destroy(&in->free_mu);
 	pthread_cond_destroy(&in->cv);
 	free(in);
 }

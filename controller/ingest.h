@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "inventory.h"
 
 #define INGEST_QUEUE_MAX 4096
 #define INGEST_BATCH_MAX 1024
@@ -20,12 +20,18 @@
 struct ctrl;
 struct ingest;
 
+/*
+ * A report on its way to the inventory: what the writer needs of it (its
+ * summary, whether it is healthy) and its JSON, not the decoded report.
+ */
 struct ingest_item {
 	struct ingest_item *next;
 	char node[64];
 	double received_at;
-	struct report report;
-	char *json;                  /* owned by the item */
+	struct inv_report_summary sum;
+	int healthy;                 /* lc_report_healthy() of the report */
+	const char *json;            /* the report as received: not owned, and it
+					must stay valid until done() is called */
 	size_t json_len;
 	int status;                  /* set before done(): 204, or an error status */
 	char error[128];             /* message when status is not 2xx */
@@ -39,8 +45,11 @@ void ingest_stop(struct ingest *in);     /* drains the queue first; accepts NULL
 /* Queue it; on -1 (queue full or stopping) the caller keeps ownership. */
 int ingest_submit(struct ingest *in, struct ingest_item *it);
 
-/* A new item (zeroed, report null); free with ingest_item_free. */
-struct ingest_item *ingest_item_new(void);
-void ingest_item_free(struct ingest_item *it);
+/*
+ * A zeroed item, from a free list kept by in (or malloc); give it back
+ * with ingest_item_free (which accepts NULL).  NULL when out of memory.
+ */
+struct ingest_item *ingest_item_new(struct ingest *in);
+void ingest_item_free(struct ingest *in, struct ingest_item *it);
 
 #endif

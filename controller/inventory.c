@@ -91,9 +91,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* ?1 id, ?2 json, ?3 received at, summary */
 	[ST_REPORT_UPDATE] = "UPDATE nodes SET report_json = ?2, last_report_at = ?3, "
 	    SUMMARY_SET " WHERE id = ?1",
-	[ST_SAMPLE_INSERT] = "INSERT INTO samples (node_id, t, memory_used, "
+	/* ?1 node id, ?2 t, ?3 memory used, ?4 memory total, ?5 watts, ?6 link speeds */
+	[ST_SAMPLE_INSERT] = "INSERT OR REPLACE INTO samples (node_id, t, memory_used, "
 	    "memory_total, power_watts, link_speeds) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[ST_SAMPLES_PRUNE] = "DELETE FROM samples WHERE t < ?1",
+	/* One range of the primary key per node: no index on t to keep up. */
+	[ST_SAMPLES_PRUNE] = "DELETE FROM samples "
+	    "WHERE node_id IN (SELECT id FROM nodes) AND t < ?1",
 	[ST_SAMPLES_COUNT_ALL] = "SELECT count(*) FROM samples",
 	[ST_SAMPLES_COUNT_NODE] = "SELECT count(*) FROM samples "
 	    "WHERE node_id = (SELECT id FROM nodes WHERE name = ?1)",
@@ -147,7 +150,7 @@ inv_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	rc = sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, NULL);
+	    SQLITE_OPEN_NOMUTEX, inv_vfs());
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
 		    inv->db != NULL ? sqlite3_errmsg(inv->db) : sqlite3_errstr(rc));
@@ -284,6 +287,44 @@ inv_tx_end(struct inv *inv, int own, int rc)
 		return rc;
 	}
 	return inv_commit(inv);
+}
+
+/* ---- checkpoints ---- */
+
+/* The WAL hook: called after each commit with the frames in the WAL. */
+static int
+wal_counted(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct inv *inv = arg;
+	(void)db;
+	(void)name;
+
+	atomic_store(&inv->wal_frames, frames);
+	return SQLITE_OK;
+}
+
+/* SQLite's automatic checkpoint is a WAL hook too: this one replaces it. */
+void
+inv_wal_watch(struct inv *inv)
+{
+	sqlite3_wal_hook(inv->db, wal_counted, inv);
+}
+
+int
+inv_wal_frames(struct inv *inv)
+{
+	return atomic_load(&inv->wal_frames);
+}
+
+int
+inv_checkpoint(struct inv *inv, int *wal_frames, int *copied)
+{
+	int rc = sqlite3_wal_checkpoint_v2(inv->db, NULL, SQLITE_CHECKPOINT_PASSIVE, wal_frames,
+	    copied);
+
+	if (rc != SQLITE_OK)
+		return INV_FAIL(inv, "checkpoint");
+	return 0;
 }
 
 /* ---- helpers ---- */

@@ -45,11 +45,36 @@ struct inv_node_key {
 	int unexpected_reboot;
 };
 
+#define INV_SPEEDS_MAX 512   /* room for a summary's link speeds text */
+
+/*
+ * What the inventory keeps of a report besides its JSON: the node's summary
+ * columns and the figures of a sample.  A few hundred bytes, where the
+ * decoded report is tens of kilobytes: ingestion makes it as soon as the
+ * report is decoded and carries it, not the report, to the writer.
+ * Unknown values are null as in the report ("", REPORT_NULL_I64, NAN).
+ */
+struct inv_report_summary {
+	report_str serial;
+	report_str model;
+	report_str chip;
+	report_str os_version;
+	report_str os_build;
+	enum rdma_state rdma;
+	int64_t memory_total;       /* memory.total_bytes */
+	int64_t memory_used;        /* total - free, when both are known */
+	double power_watts;         /* power.system_watts */
+	double boot_time;           /* node.boot_time */
+	/* "2:80,3:40": receptacle and negotiated Gb/s of each port whose speed
+	 * is known, in report order; the ports that do not fit are left out */
+	char link_speeds[INV_SPEEDS_MAX];
+};
+
 /* One report to store (see inv_report_store). */
 struct inv_report_in {
 	int64_t node_id;
 	double received_at;
-	const struct report *report;
+	const struct inv_report_summary *sum;   /* of the report in json */
 	const char *json;           /* the report as received, validated */
 	size_t json_len;
 };
@@ -63,6 +88,27 @@ int inv_integrity_check(struct inv *inv, char *err, size_t errlen);
 int inv_begin(struct inv *inv);
 int inv_commit(struct inv *inv);
 void inv_rollback(struct inv *inv);
+
+/* ---- checkpoints ----
+ * A checkpoint copies the pages the WAL holds back into the database file,
+ * so that the WAL can start over.  By default the connection that commits
+ * does it, inside the commit that takes the WAL past 1000 pages, and that
+ * commit's caller waits for it.  A writer that must not wait calls
+ * inv_wal_watch on its connection and has another thread checkpoint through
+ * a second connection to the same file.
+ */
+/* Stop the automatic checkpoints of this connection; count the WAL's frames instead. */
+void inv_wal_watch(struct inv *inv);
+/* Frames in the WAL after inv's last commit (inv_wal_watch on).  Any thread may ask. */
+int inv_wal_frames(struct inv *inv);
+/*
+ * A passive checkpoint: copy what can be copied without waiting for any
+ * other connection (what was committed when it began, and no reader still
+ * needs in the WAL).  *wal_frames gets the frames in the WAL, *copied those
+ * now in the database file; when they are equal, the next write
+ * transaction, of any connection, starts the WAL over.  0, or -1.
+ */
+int inv_checkpoint(struct inv *inv, int *wal_frames, int *copied);
 
 /* ---- tokens ---- */
 /* Store a new token (its secret's SHA-256 only).  In a transaction or not. */
@@ -108,11 +154,14 @@ int inv_node_set_state(struct inv *inv, int64_t node_id, enum node_state st, con
     int unexpected_reboot);
 int inv_node_remove(struct inv *inv, const char *name);
 
+/* The summary of r.  Pure: no SQL, callable from any thread. */
+void inv_report_summarize(const struct report *r, struct inv_report_summary *out);
 /*
  * Store a report: the node's latest report, last-report time, summary,
  * boot time (a report without one keeps the last known) and a sample row
- * (memory used/total, power, link speeds).  INV_NOTFOUND if no node has
- * in->node_id.  In a transaction.
+ * (memory used/total, power, link speeds) keyed by node and received_at (a
+ * second report of a node at the same instant replaces the first's
+ * sample).  INV_NOTFOUND if no node has in->node_id.  In a transaction.
  */
 int inv_report_store(struct inv *inv, const struct inv_report_in *in);
 /* Delete samples older than before (unix seconds). Returns rows deleted, or -1. */

@@ -9,6 +9,7 @@
 #define TBMESH_INVENTORY_DB_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,7 @@ struct inv {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
 	int version;                /* schema version after migrations */
+	atomic_int wal_frames;      /* after the last commit, once inv_wal_watch is on */
 };
 
 /* inventory_schema.c */
@@ -110,6 +112,13 @@ double inv_col_double(sqlite3_stmt *s, int i);
  * still valid and the caller frees it).
  */
 void *inv_grow(void *arr, int *cap, int n, size_t sz);
+
+/*
+ * inventory_vfs.c: the name of the SQLite VFS inventory connections use
+ * (the default VFS, with the writes to the WAL gathered into one write per
+ * commit), or NULL for the default VFS when it could not be set up.
+ */
+const char *inv_vfs(void);
 
 /* inventory_admin.c: a cluster's id by name; 0, INV_NOTFOUND or -1. */
 int inv_cluster_id(struct inv *inv, const char *name, int64_t *id);

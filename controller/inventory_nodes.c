@@ -16,8 +16,6 @@
 
 #include "log.h"
 
-#define SPEEDS_MAX 512   /* "2:80,3:80,...": the samples' link_speeds */
-
 static const char *
 rdma_str(enum rdma_state st)
 {
@@ -40,23 +38,34 @@ rdma_parse(const char *s)
 	return RDMA_STATE_UNKNOWN;
 }
 
-/* total - free when both are known. */
-static int64_t
-memory_used(const struct report *r)
+/* v as "%g" writes it, into buf (32 bytes); integral speeds without printf. */
+static size_t
+fmt_speed(char *buf, double v)
 {
-	const struct report_memory *m = &r->memory;
+	char tmp[16];
+	size_t n = 0, len = 0;
+	long i = (long)v;
 
-	if (m->total_bytes == REPORT_NULL_I64 || m->free_bytes == REPORT_NULL_I64)
-		return REPORT_NULL_I64;
-	return m->total_bytes - m->free_bytes;
+	if (!(v >= 0 && v < 1e6) || (double)i != v || signbit(v))
+		return (size_t)snprintf(buf, 32, "%g", v);
+	do
+		tmp[n++] = (char)('0' + i % 10);
+	while ((i /= 10) > 0);
+	while (n > 0)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return len;
 }
 
-/* "2:80,3:40": receptacle and Gb/s of each port whose speed is known. */
+/*
+ * "2:80,3:40": receptacle and Gb/s of each port whose speed is known; the
+ * first port that does not fit in n bytes is left out, and those after it.
+ */
 static void
 link_speeds(const struct report *r, char *buf, size_t n)
 {
-	size_t len = 0;
-	int w;
+	char num[32];
+	size_t len = 0, rl, nl, sep;
 
 	buf[0] = '\0';
 	for (int i = 0; i < r->thunderbolt.n_ports && i < REPORT_PORTS_MAX; i++) {
@@ -64,39 +73,63 @@ link_speeds(const struct report *r, char *buf, size_t n)
 
 		if (isnan(p->speed_gbps) || p->receptacle[0] == '\0')
 			continue;
-		w = snprintf(buf + len, n - len, "%s%s:%g", len > 0 ? "," : "",
-		    p->receptacle, p->speed_gbps);
-		if (w < 0 || (size_t)w >= n - len) {
-			buf[len] = '\0';   /* drop the port that did not fit */
+		rl = strlen(p->receptacle);
+		nl = fmt_speed(num, p->speed_gbps);
+		sep = len > 0;
+		if (len + sep + rl + 1 + nl >= n)
 			break;
-		}
-		len += (size_t)w;
+		if (sep)
+			buf[len++] = ',';
+		memcpy(buf + len, p->receptacle, rl);
+		len += rl;
+		buf[len++] = ':';
+		memcpy(buf + len, num, nl + 1);
+		len += nl;
 	}
+}
+
+void
+inv_report_summarize(const struct report *r, struct inv_report_summary *out)
+{
+	const struct report_memory *m = &r->memory;
+
+	REPORT_SET(out->serial, r->node.serial);
+	REPORT_SET(out->model, r->node.model);
+	REPORT_SET(out->chip, r->node.chip);
+	REPORT_SET(out->os_version, r->node.os_version);
+	REPORT_SET(out->os_build, r->node.os_build);
+	out->rdma = r->rdma.state;
+	out->memory_total = m->total_bytes;
+	out->memory_used = m->total_bytes == REPORT_NULL_I64 || m->free_bytes == REPORT_NULL_I64 ?
+	    REPORT_NULL_I64 : m->total_bytes - m->free_bytes;
+	out->power_watts = r->power.system_watts;
+	out->boot_time = r->node.boot_time;
+	link_speeds(r, out->link_speeds, sizeof(out->link_speeds));
 }
 
 /* Parameters ?4..?13 of the statements that store a report (SUMMARY_SET). */
 static int
-bind_summary(sqlite3_stmt *s, const struct report *r)
+bind_summary(sqlite3_stmt *s, const struct inv_report_summary *sum)
 {
 	int rc = 0;
 
-	rc |= inv_bind_text(s, 4, r->node.serial);
-	rc |= inv_bind_text(s, 5, r->node.model);
-	rc |= inv_bind_text(s, 6, r->node.chip);
-	rc |= inv_bind_text(s, 7, r->node.os_version);
-	rc |= inv_bind_text(s, 8, r->node.os_build);
-	rc |= inv_bind_text(s, 9, rdma_str(r->rdma.state));
-	rc |= inv_bind_i64(s, 10, r->memory.total_bytes);
-	rc |= inv_bind_i64(s, 11, memory_used(r));
-	rc |= inv_bind_double(s, 12, r->power.system_watts);
-	rc |= inv_bind_double(s, 13, r->node.boot_time);
+	rc |= inv_bind_text(s, 4, sum->serial);
+	rc |= inv_bind_text(s, 5, sum->model);
+	rc |= inv_bind_text(s, 6, sum->chip);
+	rc |= inv_bind_text(s, 7, sum->os_version);
+	rc |= inv_bind_text(s, 8, sum->os_build);
+	rc |= inv_bind_text(s, 9, rdma_str(sum->rdma));
+	rc |= inv_bind_i64(s, 10, sum->memory_total);
+	rc |= inv_bind_i64(s, 11, sum->memory_used);
+	rc |= inv_bind_double(s, 12, sum->power_watts);
+	rc |= inv_bind_double(s, 13, sum->boot_time);
 	return rc;
 }
 
 /* ?1 id, ?2 json, ?3 time of the report, ?4..?13 its summary. */
 static int
 bind_report(sqlite3_stmt *s, sqlite3_int64 id, const char *json, size_t len, double t,
-    const struct report *r)
+    const struct inv_report_summary *sum)
 {
 	int rc = 0;
 
@@ -106,24 +139,22 @@ bind_report(sqlite3_stmt *s, sqlite3_int64 id, const char *json, size_t len, dou
 	else
 		rc |= sqlite3_bind_null(s, 2);
 	rc |= sqlite3_bind_double(s, 3, t);
-	rc |= bind_summary(s, r);
+	rc |= bind_summary(s, sum);
 	return rc;
 }
 
 static int
-insert_sample(struct inv *inv, int64_t node_id, double t, const struct report *r)
+insert_sample(struct inv *inv, int64_t node_id, double t, const struct inv_report_summary *sum)
 {
 	sqlite3_stmt *s = inv->st[ST_SAMPLE_INSERT];
-	char speeds[SPEEDS_MAX];
 	int rc = 0;
 
-	link_speeds(r, speeds, sizeof(speeds));
 	rc |= sqlite3_bind_int64(s, 1, node_id);
 	rc |= sqlite3_bind_double(s, 2, t);
-	rc |= inv_bind_i64(s, 3, memory_used(r));
-	rc |= inv_bind_i64(s, 4, r->memory.total_bytes);
-	rc |= inv_bind_double(s, 5, r->power.system_watts);
-	rc |= inv_bind_text(s, 6, speeds);
+	rc |= inv_bind_i64(s, 3, sum->memory_used);
+	rc |= inv_bind_i64(s, 4, sum->memory_total);
+	rc |= inv_bind_double(s, 5, sum->power_watts);
+	rc |= inv_bind_text(s, 6, sum->link_speeds);
 	if (rc != SQLITE_OK) {
 		sqlite3_reset(s);
 		return INV_FAIL(inv, "bind");
@@ -182,13 +213,14 @@ name_free(struct inv *inv, const char *name, char *err, size_t errlen)
 
 /* A re-enrolling Mac: same id and name; the reason stays if the state does. */
 static int
-node_reenroll(struct inv *inv, const struct report *r, const char *json, size_t len,
-    enum node_state st, const int64_t *cluster_id, double now, struct inv_node_key *key)
+node_reenroll(struct inv *inv, const struct inv_report_summary *sum, const char *json,
+    size_t len, enum node_state st, const int64_t *cluster_id, double now,
+    struct inv_node_key *key)
 {
 	sqlite3_stmt *s = inv->st[ST_NODE_REENROLL];
 	int rc;
 
-	rc = bind_report(s, key->id, json, len, now, r);
+	rc = bind_report(s, key->id, json, len, now, sum);
 	rc |= sqlite3_bind_text(s, 14, inv_state_str(st), -1, SQLITE_STATIC);
 	if (cluster_id != NULL)
 		rc |= sqlite3_bind_int64(s, 15, *cluster_id);
@@ -202,9 +234,9 @@ node_reenroll(struct inv *inv, const struct report *r, const char *json, size_t 
 }
 
 static int
-node_insert(struct inv *inv, const struct report *r, const char *json, size_t len,
-    const char *name, enum node_state st, const int64_t *cluster_id, double now,
-    struct inv_node_key *key, char *err, size_t errlen)
+node_insert(struct inv *inv, const struct report *r, const struct inv_report_summary *sum,
+    const char *json, size_t len, const char *name, enum node_state st,
+    const int64_t *cluster_id, double now, struct inv_node_key *key, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = inv->st[ST_NODE_INSERT];
 	int rc;
@@ -215,7 +247,7 @@ node_insert(struct inv *inv, const struct report *r, const char *json, size_t le
 	}
 	if ((rc = name_free(inv, name, err, errlen)) != 0)
 		return rc;
-	rc = bind_report(s, 0, json, len, now, r);
+	rc = bind_report(s, 0, json, len, now, sum);
 	rc |= sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	rc |= sqlite3_bind_text(s, 14, r->node.hardware_uuid, -1, SQLITE_STATIC);
 	if (cluster_id != NULL)
@@ -243,6 +275,7 @@ upsert(struct inv *inv, const struct report *r, const char *json, size_t json_le
     const char *name, const char *cluster, enum node_state st, double now,
     struct inv_node_key *key, char *err, size_t errlen)
 {
+	struct inv_report_summary sum;
 	int64_t cid = 0;
 	const int64_t *cluster_id = NULL;
 	int rc;
@@ -254,10 +287,11 @@ upsert(struct inv *inv, const struct report *r, const char *json, size_t json_le
 			return rc;
 		cluster_id = &cid;
 	}
+	inv_report_summarize(r, &sum);
 	if ((rc = find_by_uuid(inv, r->node.hardware_uuid, key)) == 0)
-		rc = node_reenroll(inv, r, json, json_len, st, cluster_id, now, key);
+		rc = node_reenroll(inv, &sum, json, json_len, st, cluster_id, now, key);
 	else if (rc == INV_NOTFOUND)
-		rc = node_insert(inv, r, json, json_len, name, st, cluster_id, now, key,
+		rc = node_insert(inv, r, &sum, json, json_len, name, st, cluster_id, now, key,
 		    err, errlen);
 	if (rc != 0)
 		return rc;
@@ -266,7 +300,7 @@ upsert(struct inv *inv, const struct report *r, const char *json, size_t json_le
 	if (!isnan(r->node.boot_time))
 		key->boot_time = r->node.boot_time;
 	key->last_report_at = now;
-	return insert_sample(inv, key->id, now, r);
+	return insert_sample(inv, key->id, now, &sum);
 }
 
 /*
@@ -501,14 +535,14 @@ inv_report_store(struct inv *inv, const struct inv_report_in *in)
 	if (inv_tx_start(inv, &own) == -1)
 		return -1;
 	if (bind_report(s, in->node_id, in->json, in->json_len, in->received_at,
-	    in->report) != SQLITE_OK) {
+	    in->sum) != SQLITE_OK) {
 		sqlite3_reset(s);
 		rc = INV_FAIL(inv, "bind");
 	} else if ((rc = inv_step_done(inv, s, __func__)) == 0 &&
 	    sqlite3_changes(inv->db) == 0)
 		rc = INV_NOTFOUND;
 	if (rc == 0)
-		rc = insert_sample(inv, in->node_id, in->received_at, in->report);
+		rc = insert_sample(inv, in->node_id, in->received_at, in->sum);
 	return inv_tx_end(inv, own, rc);
 }
 

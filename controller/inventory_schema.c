@@ -9,7 +9,7 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 1).  Times are unix seconds (REAL).  NULL is "unknown" or
+ * Schema (version 2).  Times are unix seconds (REAL).  NULL is "unknown" or
  * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
  * "bootstrap"); the code validates them, so a new value needs no table
@@ -27,8 +27,11 @@
  *   samples   node_id -> nodes (ON DELETE CASCADE), t, memory_used,
  *             memory_total, power_watts, link_speeds ("2:80,3:40": receptacle
  *             and negotiated Gb/s of the ports whose speed is known);
- *             indexed on (node_id, t) for a node's history and on t for
- *             pruning
+ *             PRIMARY KEY (node_id, t) WITHOUT ROWID, so that a node's
+ *             history is one range of the table, storing a sample updates
+ *             one b-tree (not a table and two indexes), and pruning deletes
+ *             one range per node (version 1 had a rowid table indexed on
+ *             (node_id, t) and on t)
  *   tokens    id (the 12 hex digits of "tbm_<id>_<secret>") PRIMARY KEY, role,
  *             hash (SHA-256 of the secret, 32 bytes), cluster, node (names,
  *             not keys: a token outlives what it names), label, created_at,
@@ -49,6 +52,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 #define INV_BUSY_MS 5000
+#define INV_CACHE_KIB 65536   /* 64 MiB: the pages of ~10,000 nodes and their samples */
 
 static const char *const migrations[] = {
 	/* 1: the initial schema. */
@@ -99,6 +103,19 @@ static const char *const migrations[] = {
 	"  reason TEXT);"
 	"CREATE INDEX events_node_id ON events(node, id);"
 	"CREATE INDEX events_time ON events(time);",
+
+	/* 2: samples clustered by (node_id, t), without the two indexes. */
+	"CREATE TABLE samples_v2 ("
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  t REAL NOT NULL,"
+	"  memory_used INTEGER, memory_total INTEGER, power_watts REAL,"
+	"  link_speeds TEXT,"
+	"  PRIMARY KEY (node_id, t)) WITHOUT ROWID;"
+	"INSERT OR REPLACE INTO samples_v2 (node_id, t, memory_used, memory_total, "
+	"  power_watts, link_speeds) SELECT node_id, t, memory_used, memory_total, "
+	"  power_watts, link_speeds FROM samples ORDER BY rowid;"
+	"DROP TABLE samples;"
+	"ALTER TABLE samples_v2 RENAME TO samples;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -183,7 +200,12 @@ check_file(sqlite3 *db, const char *path, int *version, char *err, size_t errlen
 	return 0;
 }
 
-/* WAL, durable commits, foreign keys: per connection, outside transactions. */
+/*
+ * WAL, durable commits, foreign keys, and a page cache of INV_CACHE_KIB
+ * (SQLite's default is 2 MiB: with thousands of nodes, whose rows take a
+ * page each, storing a report would read its page back from the file
+ * every time): per connection, outside transactions.
+ */
 static int
 set_pragmas(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
@@ -194,8 +216,8 @@ set_pragmas(sqlite3 *db, const char *path, char *err, size_t errlen)
 		    sqlite3_errmsg(db));
 		return -1;
 	}
-	if (sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
-	    NULL, NULL, NULL) != SQLITE_OK ||
+	if (sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+	    "PRAGMA cache_size = -" XSTR(INV_CACHE_KIB), NULL, NULL, NULL) != SQLITE_OK ||
 	    query_int(db, "PRAGMA foreign_keys", &fk) != SQLITE_OK || fk != 1) {
 		snprintf(err, errlen, "%s: cannot enable durability and foreign keys: %s",
 		    path, sqlite3_errmsg(db));

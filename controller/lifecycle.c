@@ -15,6 +15,7 @@ result_init(const struct lc_node *n, struct lc_result *out)
 	memset(out, 0, sizeof(*out));
 	out->state = n->state;
 	out->unexpected_reboot = n->unexpected_reboot;
+	memcpy(out->reason, n->reason, sizeof(out->reason));
 }
 
 static void
@@ -53,7 +54,15 @@ void
 lc_on_report(const struct lc_node *n, const struct report *r, double now, struct lc_result *out)
 {
 	char why[128];
-	double bt = r->node.boot_time;
+
+	lc_on_report_seen(n, r->node.boot_time, lc_report_healthy(r, why, sizeof(why)), now, out);
+}
+
+void
+lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double now,
+    struct lc_result *out)
+{
+	double bt = boot_time;
 	(void)now;
 
 	result_init(n, out);
@@ -65,9 +74,18 @@ lc_on_report(const struct lc_node *n, const struct report *r, double now, struct
 		snprintf(out->event_reason, sizeof(out->event_reason),
 		    "boot time moved from %.0f to %.0f without a requested reboot", n->boot_time, bt);
 	}
-	if (n->state == NODE_UNREACHABLE) {
-		if (lc_report_healthy(r, why, sizeof(why)))
+	if (n->state == NODE_UNREACHABLE && healthy) {
+		if (out->what[0] != '\0') {
+			/* the reboot stays the first event, the transition the second */
+			struct lc_result first = *out;
 			transition(n, out, NODE_READY, "reporting again");
+			memcpy(out->what2, out->what, sizeof(out->what2));
+			memcpy(out->event_reason2, out->event_reason, sizeof(out->event_reason2));
+			memcpy(out->what, first.what, sizeof(out->what));
+			memcpy(out->event_reason, first.event_reason, sizeof(out->event_reason));
+		} else {
+			transition(n, out, NODE_READY, "reporting again");
+		}
 	}
 }
 

@@ -6,6 +6,7 @@
  *
  *   report    a boot time that moved flags an unexpected reboot (unless a
  *             reboot was expected); unreachable -> ready on a healthy report
+ *             (both can happen at once: two events)
  *   tick      ready -> unreachable when no report for unreachable_after s;
  *             other states keep their meaning and are shown as stale
  *   cordon    ready, unreachable, draining, cordoned -> cordoned (reason required)
@@ -21,6 +22,7 @@
 
 struct lc_node {
 	enum node_state state;
+	char reason[API_REASON_MAX + 1];  /* why it is in that state; "" none */
 	double boot_time;          /* NAN unknown */
 	double last_report_at;     /* NAN never */
 	int last_report_healthy;
@@ -32,9 +34,12 @@ struct lc_result {
 	int changed;               /* state, reason or flag differ from before */
 	enum node_state state;
 	int unexpected_reboot;
-	char reason[API_REASON_MAX + 1];  /* the node's state reason after */
+	char reason[API_REASON_MAX + 1];  /* the node's state reason after (kept when
+					     the state does not change) */
 	char what[64];             /* the event ("state ready -> unreachable"); "" none */
 	char event_reason[API_REASON_MAX + 1];
+	char what2[64];            /* a second event of the same happening; "" none */
+	char event_reason2[API_REASON_MAX + 1];
 };
 
 enum lc_command { LC_CORDON, LC_UNCORDON, LC_DOWN };
@@ -47,6 +52,13 @@ int lc_report_healthy(const struct report *r, char *why, size_t whylen);
 
 /* A report arrived at now.  Fills *out; never fails. */
 void lc_on_report(const struct lc_node *n, const struct report *r, double now,
+    struct lc_result *out);
+/*
+ * The same from what the engine needs of the report, for a caller that no
+ * longer has it: its boot time (NAN unknown) and whether lc_report_healthy()
+ * held for it.
+ */
+void lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double now,
     struct lc_result *out);
 
 /* Time passed. */

@@ -286,8 +286,15 @@ registry_load(struct registry *reg, struct inv *inv)
 		if (inv_token_get(inv, toks[i].id, &t, hash) == 0)
 			registry_put_token(reg, &t, hash);
 	}
+	struct api_node *list = NULL;
+	int nl = 0;
+	if (inv_node_list(inv, &list, &nl) == -1)
+		goto fail;
 	for (int i = 0; i < nk; i++) {
 		struct reg_node n = { .id = keys[i].id };
+		for (int j = 0; j < nl; j++)
+			if (strcmp(list[j].name, keys[i].name) == 0)
+				memcpy(n.lc.reason, list[j].reason, sizeof(n.lc.reason));
 		memcpy(n.name, keys[i].name, sizeof(n.name));
 		memcpy(n.hardware_uuid, keys[i].hardware_uuid, sizeof(n.hardware_uuid));
 		n.lc.state = keys[i].state;
@@ -297,6 +304,7 @@ registry_load(struct registry *reg, struct inv *inv)
 		n.lc.last_report_healthy = 1;
 		registry_put_node(reg, &n);
 	}
+	free(list);
 	free(toks);
 	free(keys);
 	return 0;

@@ -19,6 +19,7 @@
 
 #include "api_server.h"
 #include "auth.h"
+#include "checkpointer.h"
 #include "conf.h"
 #include "ctrl.h"
 #include "ingest.h"
@@ -262,6 +263,7 @@ ensure_admin_token(struct ctrl *c, const char *path)
 	return register_admin(c, id, hash, "made at first start");
 }
 
+/* Apply a lifecycle result: store it, record its events, update the registry.  inv_mu held. */
 static void
 tick_once(struct ctrl *c, double now)
 {
@@ -272,19 +274,15 @@ tick_once(struct ctrl *c, double now)
 		return;
 	for (int i = 0; i < n; i++) {
 		struct lc_result res;
-		lc_on_tick(&nodes[i].lc, now, c->unreachable_after, &res);
-		if (!res.changed)
-			continue;
+		struct reg_node cur;
+		/* decide on what is current under the lock, so a command in between wins */
 		pthread_mutex_lock(&c->inv_mu);
-		int rc = inv_node_set_state(c->inv, nodes[i].id, res.state, res.reason,
-		    res.unexpected_reboot);
-		if (rc == 0)
-			ctrl_event(c, now, "controller", nodes[i].name, res.what, res.event_reason);
-		pthread_mutex_unlock(&c->inv_mu);
-		if (rc == 0) {
-			nodes[i].lc.state = res.state;
-			registry_set_lc(c->reg, nodes[i].name, &nodes[i].lc);
+		if (registry_get_node(c->reg, nodes[i].name, &cur) == 0) {
+			lc_on_tick(&cur.lc, now, c->unreachable_after, &res);
+			if (res.changed)
+				ctrl_apply(c, &cur, &res, now, "controller");
 		}
+		pthread_mutex_unlock(&c->inv_mu);
 	}
 	free(nodes);
 }
@@ -355,6 +353,7 @@ serve(struct config *cfg)
 		fatalx("cannot start: the inventory could not be read");
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
+	struct ckpt *ckpt = ckpt_start(&c, cfg->db);
 	conf_split_hostport(cfg->listen, host, sizeof(host), &port, err, sizeof(err));
 	struct api_server *api = api_start(&c, host, port, &tls, cfg->web_root, err, sizeof(err));
 	if (api == NULL)
@@ -366,6 +365,7 @@ serve(struct config *cfg)
 	api_stop(api);
 	ingest_stop(c.ingest);
 	pthread_join(tick, NULL);
+	ckpt_stop(ckpt);
 	registry_free(c.reg);
 	inv_close(c.inv);
 	return 0;

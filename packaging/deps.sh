@@ -11,7 +11,12 @@
 set -eu
 
 PKGCONFIG_MODULES="libmicrohttpd libcurl libcjson cmocka sqlite3 libssh gnutls"
-COMMANDS="cc make pkg-config curl jq openssl promtool prometheus-node-exporter:node_exporter sqlite3 ip"
+# NAME:ALT...: found when one of the commands is; reported as NAME.
+# coreutils: tests/run.sh's time limit (timeout; gtimeout from brew).
+COMMANDS="cc make pkg-config curl jq openssl promtool prometheus-node-exporter:node_exporter sqlite3
+          coreutils:timeout:gtimeout"
+# ip (iproute2): only on Linux; macOS has no such command, and brew does not install it.
+case "$(uname -s)" in Linux) COMMANDS="$COMMANDS ip" ;; esac
 
 missing_modules() {
 	command -v pkg-config >/dev/null 2>&1 || { echo "$PKGCONFIG_MODULES"; return; }
@@ -66,7 +71,8 @@ install_debian() {
 
 install_macos() {
 	command -v brew >/dev/null 2>&1 || { echo "deps.sh: Homebrew is needed: https://brew.sh" >&2; exit 1; }
-	brew install pkg-config libmicrohttpd curl cjson cmocka sqlite libssh gnutls jq prometheus node_exporter
+	brew install pkg-config libmicrohttpd curl cjson cmocka sqlite libssh gnutls jq prometheus node_exporter \
+		coreutils
 }
 
 case "$(uname -s)" in

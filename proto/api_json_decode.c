@@ -557,6 +557,10 @@ dec_opt_str(struct dec *d, const cJSON *root, const char *key, char *dst,
 		return fail(d, &p, "must be a string or null");
 	if (name && it->valuestring[0] != '\0')
 		return dec_name(d, it, &p, dst);
+	/* free text is logged and shown: one line of printable characters */
+	for (const unsigned char *c = (const unsigned char *)it->valuestring; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return fail(d, &p, "must not contain control characters");
 	return dec_str(d, it, &p, dst, size, 1);
 }
 

@@ -40,11 +40,19 @@ if [ "$which" = all ] || [ "$which" = unit ]; then
 	done
 fi
 if [ "$which" = all ] || [ "$which" = integration ]; then
+	# each test gets 600 s: GNU timeout, or gtimeout (brew's coreutils on macOS)
+	if command -v timeout >/dev/null 2>&1; then limit=(timeout 600)
+	elif command -v gtimeout >/dev/null 2>&1; then limit=(gtimeout 600)
+	else
+		limit=()
+		echo "note: neither timeout nor gtimeout found (brew install coreutils):" \
+			"integration tests run without a time limit"
+	fi
 	for t in tests/integration/*.sh; do
 		[ -f "$t" ] || continue
 		n=$(basename "$t" .sh)
 		case "$n" in *"$filter"*) ;; *) continue ;; esac
-		run_one "integration/$n" timeout 600 bash "$t"
+		run_one "integration/$n" ${limit[@]+"${limit[@]}"} bash "$t"
 	done
 fi
 echo

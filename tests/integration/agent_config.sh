@@ -29,6 +29,9 @@ refused "bad controller URL" "controller" --controller ftp://x
 refused "unknown backend" "backend" --backend plan9
 refused "sim without node" "--node" --backend sim --scenario x.json
 refused "bad log level" "log-level" --log-level loud
+touch "$TMP/boot"
+refused "a node name the controller would refuse" "not a node name" \
+	--controller http://127.0.0.1:9 --bootstrap-token-file "$TMP/boot" --name "bad name"
 out=$("$A" -n -f "$TMP/good.conf" --interval 2 2>&1)
 check_eq "flags on top of a file" "configuration OK" "$out"
 "$A" --help | grep -q -- '--bootstrap-token-file'; check_eq "--help documents the options" 0 $?

@@ -61,30 +61,44 @@ start_agent linux --backend linux --interval 1
 wait_for "linux report" 5 curl -sf "http://127.0.0.1:$AGENT_PORT/v1/report"
 http_get "http://127.0.0.1:$AGENT_PORT/metrics" "$TMP/linux.prom" >/dev/null
 check "promtool accepts the linux metrics" promtool check metrics <"$TMP/linux.prom"
-kill "$AGENT_PID"
+bg_stop "$AGENT_PID"
 
 # darwin backend metrics, then a stuck collection
 mkdir -p "$TMP/mac"
 bash "$TOP/tests/fakemac/mkstate.sh" "$TMP/mac" studio
 export FAKEMAC_DIR=$TMP/mac
-PATH=$(fakemac_path) start_agent darwin --backend darwin --interval 0.5 --command-timeout 4
+CALLS=$TMP/fakemac.calls   # every fake command run, one a line
+PATH=$(fakemac_path) FAKEMAC_LOG=$CALLS start_agent darwin --backend darwin --interval 0.5 --command-timeout 4
 U=http://127.0.0.1:$AGENT_PORT
 wait_for "darwin report" 10 curl -sf "$U/v1/report"
 http_get "$U/metrics" "$TMP/darwin.prom" >/dev/null
 check "promtool accepts the darwin metrics" promtool check metrics <"$TMP/darwin.prom"
 check "darwin metrics: receptacle 2 up" grep -q '^tbmesh_thunderbolt_port_up{receptacle="2",interface="en.*"} 1$' "$TMP/darwin.prom"
+# A system_profiler call logged after the .hang file exists hangs (fake.sh
+# logs a call, then looks for the file): wait for one, then measure while no
+# collection finishes (the counter stays put from before to after).
 touch "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
-sleep 1.5   # the next collection is now inside the hung command
+n0=$(wc -l <"$CALLS")
+hung_call() { tail -n +$((n0 + 1)) "$CALLS" | grep -q '^system_profiler SPThunderboltDataType'; }
+wait_for "a collection to run the hung system_profiler" 10 hung_call
+check "a collection is inside the hung system_profiler" hung_call
+collections() { sed -n 's/^tbmesh_agent_collections_total //p' "$1"; }
+http_get "$U/metrics" "$TMP/stuck0.prom" >/dev/null
 t0=$(date +%s%N)
 code=$(http_get "$U/metrics" "$TMP/during.prom")
 t1=$(date +%s%N)
+http_get "$U/metrics" "$TMP/stuck1.prom" >/dev/null
+c0=$(collections "$TMP/stuck0.prom") c1=$(collections "$TMP/stuck1.prom")
+check "collections counted before the measure ($c0)" test -n "$c0"
+check_eq "no collection finished while measuring" "$c0" "$c1"
 check_eq "metrics answered while a collection is stuck" 200 "$code"
 check "and answered within 0.5 s" test $(( (t1 - t0) / 1000000 )) -lt 500
 check "what it served is the last full report" grep -q '^tbmesh_memory_total_bytes 549755813888$' "$TMP/during.prom"
+check_eq "and the same collection count ($c0)" "$c0" "$(collections "$TMP/during.prom")"
 rm -f "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
 wait_for "the timeout error counted" 10 sh -c "curl -sf $U/metrics | grep -q '^tbmesh_agent_collection_errors_total{source=\"system_profiler\"} [1-9]'"
 check "the hung command is counted as an error" sh -c "curl -sf $U/metrics | grep -q 'collection_errors_total{source=\"system_profiler\"}'"
-kill "$AGENT_PID"
+bg_stop "$AGENT_PID"
 
 # a controller that is away: a loopback port nothing listens on
 closed=
@@ -151,4 +165,5 @@ check "no node token was saved" test ! -e "$TMP/st/node-token"
 kill -TERM "$AGENT_PID"
 for _ in $(seq 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
 check "SIGTERM stops it within 5 s while backing off" sh -c "! kill -0 $AGENT_PID 2>/dev/null"
+bg_reap "$AGENT_PID"   # and its status is 0
 done_testing

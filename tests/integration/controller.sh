@@ -28,6 +28,9 @@ check "the agent kept its node token 0600" test "$(stat -c %a "$TMP/state-mac1/n
 
 # one-time and expiring bootstrap tokens
 boot=$(cat "$TMP/boot-mac1")
+"$CTL" events --node mac1 --json >"$TMP/ev1.json"
+check_jq "the enrolment is an event by bootstrap:ID of the token used" "$TMP/ev1.json" \
+	"[.events[] | select(.what == \"enrolled\" and .actor == \"bootstrap:$(echo "$boot" | cut -d_ -f2)\")] | length == 1"
 code=$(curl -s -o "$TMP/re.json" -w '%{http_code}' -H "Authorization: Bearer $boot" \
 	--data-binary @"$TMP/mac1.json" "$CTRL_URL/v1/enroll")
 check_eq "a used bootstrap token is refused" 401 "$code"
@@ -79,7 +82,8 @@ check "cluster add" "$CTL" cluster add studio4 mac1 mac2 mac3 mac4
 check_eq "the cluster has four nodes" 4 "$("$CTL" clusters --json | jq '.clusters[] | select(.name == "studio4") | .nodes')"
 
 # a node that stops reporting becomes unreachable, and ready when it returns
-apid=$(pgrep -f -- "--node mac2 --controller" | head -n 1)
+apid=$(sim_agent_pid mac2)
+check "mac2's agent ($apid) is running" bg_alive "$apid"
 kill -STOP "$apid"
 wait_for "mac2 unreachable" 15 sh -c "$CTL nodes --json | jq -e '.nodes[] | select(.name == \"mac2\") | .state == \"unreachable\"'"
 check_eq "mac2 became unreachable" unreachable "$("$CTL" nodes --json | jq -r '.nodes[] | select(.name == "mac2") | .state')"
@@ -91,7 +95,7 @@ check_jq "both transitions are events" "$TMP/ev2.json" \
 	'([.events[] | select(.what == "state ready -> unreachable")] | length) >= 1 and ([.events[] | select(.what == "state unreachable -> ready")] | length) >= 1'
 
 # restart on the same file: everything is still there
-kill -TERM "$CTRL_PID"; wait "$CTRL_PID" 2>/dev/null
+bg_stop "$CTRL_PID"   # SIGTERM; checks it exits with status 0 within 10 s
 check_eq "integrity after a clean stop" ok "$(sqlite3 "$CTRL_DB" 'PRAGMA integrity_check')"
 CTRL_DB_OVERRIDE=$CTRL_DB start_controller ctl2 --unreachable-after 2
 check "no new admin token is made when one exists" test ! -e "$ADMIN_TOKEN_FILE"

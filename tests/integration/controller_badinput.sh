@@ -6,13 +6,22 @@ SC=$TOP/tests/scenarios/mesh4-studio.json
 start_controller bad --unreachable-after 3600
 for n in mac1 mac2; do start_sim_agent "$n" "$SC" --interval 0.3; done
 wait_for "two nodes" 20 sh -c "$BIN/tbctl nodes --json | jq -e '.nodes | length == 2'"
-for p in $(pgrep -f -- "--controller $CTRL_URL"); do kill "$p"; done
-sleep 0.5
+# the agents stop, so that nothing but the requests below reaches the
+# controller: SIGTERM, then each is gone (status 0) within 10 s
+bg_stop "$(sim_agent_pid mac1)" "$(sim_agent_pid mac2)"
 tok1=$(cat "$TMP/state-mac1/node-token")
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac2 >"$TMP/mac2.json"
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/mac1.json"
 dump() { sqlite3 "$CTRL_DB" .dump; }
-dump >"$TMP/before.sql"
+# a report the controller took just before an agent went is stored by now:
+# two dumps 0.5 s apart agree
+settled() {
+	dump >"$TMP/before.sql"
+	sleep 0.5
+	dump | cmp -s - "$TMP/before.sql"
+}
+wait_for "the inventory to settle" 10 settled
+check "the inventory is settled before the requests" settled
 
 # expect STATUS WORDS DESCRIPTION curl-args...: status and a JSON error containing WORDS
 expect() {
@@ -48,6 +57,9 @@ expect 400 "ttl" "a bootstrap token without a ttl" "${A[@]}" --data-binary '{"ro
 expect 400 "name" "a cluster with a bad name" "${A[@]}" --data-binary '{"name":"../etc"}' "$CTRL_URL/v1/clusters"
 expect 401 "token" "a garbage token" -H "Authorization: Bearer tbm_nonsense" --data-binary @"$TMP/mac1.json" "$CTRL_URL/v1/report"
 expect 400 "since" "events with a bad since" "${A[@]}" "$CTRL_URL/v1/events?since=yesterday"
+
+admin_id=$(cut -d_ -f2 "$ADMIN_TOKEN_FILE")
+expect 409 "last admin token" "revoking the last admin token" "${A[@]}" -X DELETE "$CTRL_URL/v1/tokens/$admin_id"
 
 dump >"$TMP/after.sql"
 check "the inventory is unchanged by all of it" cmp -s "$TMP/before.sql" "$TMP/after.sql"

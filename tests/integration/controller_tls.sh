@@ -42,7 +42,13 @@ check_eq "the agent enrolled and reports over TLS" ready \
 mkdir -p "$TMP/state2"
 start_agent badca --backend sim --scenario "$SC" --node mac2 --interval 0.3 \
 	--controller "$U" --ca-file "$TMP/otherca.pem" --bootstrap-token-file "$TMP/boot2" --state-dir "$TMP/state2"
-sleep 2
+# what libcurl says: "server certificate verification failed" (GnuTLS),
+# "SSL certificate problem: ..." (OpenSSL)
+badcert="$U/v1/enroll: .*certificate (verification failed|problem).*; next attempt in"
+wait_for "the untrusting agent's enrolment to fail on the certificate" 15 \
+	grep -qE "$badcert" "$AGENT_LOG"
+check "the untrusting agent refused the certificate" grep -qE "$badcert" "$AGENT_LOG"
 check_eq "an agent that does not trust the certificate does not enrol" 1 \
 	"$("$BIN/tbctl" --ca-file "$TMP/ca.pem" nodes --json | jq '.nodes | length')"
+check "and holds no node token" test ! -e "$TMP/state2/node-token"
 done_testing

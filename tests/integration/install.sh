@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 cd "$TOP"
 D=$TMP/root
-make --no-print-directory -s install B="$B" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
+make --no-print-directory -s install B="$B" SANITIZE="${SANITIZE:-}" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
 check_eq "make install exits 0" 0 $?
 check "tbagentd installed under DESTDIR/PREFIX" test -x "$D/opt/tb/sbin/tbagentd"
 check "tbcontrollerd installed" test -x "$D/opt/tb/sbin/tbcontrollerd"
@@ -13,7 +13,7 @@ check "man pages installed" test -f "$D/opt/tb/share/man/man1/tbctl.1" -a -f "$D
 check "man page installed" test -f "$D/opt/tb/share/man/man8/tbagentd.8"
 check "launchd plist installed" test -f "$D/opt/tb/share/tbmesh/com.tbmesh.tbagentd.plist"
 check "installed binary runs" "$D/opt/tb/sbin/tbagentd" --version
-make --no-print-directory -s uninstall B="$B" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
+make --no-print-directory -s uninstall B="$B" SANITIZE="${SANITIZE:-}" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
 check_eq "make uninstall exits 0" 0 $?
 left=$(find "$D" -type f | wc -l)
 check_eq "nothing left after uninstall" 0 "$left"

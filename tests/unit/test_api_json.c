@@ -540,6 +540,10 @@ test_reason(void **state)
 	    err, sizeof(err)), 0);
 	assert_string_equal(reason, "fan \"noise\"");
 	free(s);
+	/* a reason is logged: no forged log lines */
+	assert_int_equal(api_json_decode_reason(LEN("{\"reason\":\"ok\\nfake: line\"}"),
+	    reason, sizeof(reason), err, sizeof(err)), -1);
+	assert_string_equal(err, "reason: must not contain control characters");
 	s = api_json_reason(NULL);
 	assert_string_equal(s, "{\"reason\":null}");
 	assert_int_equal(api_json_decode_reason(LEN(s), reason, sizeof(reason),

@@ -1,9 +1,10 @@
 /*
  * inventory: the file (schema version, reopen, a file that is not a
- * database, one from a newer version or another application, WAL), nodes
- * (enrolment, re-enrolment, name conflicts, every field through a round
- * trip, NULLs included), reports and samples (summary, history, pruning,
- * the store rate in one transaction), tokens, clusters, events,
+ * database, one from a newer version or another application, WAL,
+ * checkpoints by a second connection), nodes (enrolment, re-enrolment, name
+ * conflicts, every field through a round trip, NULLs included), reports and
+ * samples (summary, history, pruning, the store rate in one transaction),
+ * tokens, clusters, events,
  * transactions (rollback) and durability (a committed report survives
  * SIGKILL of the process that wrote it).
  */
@@ -514,7 +515,9 @@ test_report_store(void **state)
 	f->r->node.boot_time = T0 + 500;
 	free(f->json);
 	assert_non_null(f->json = report_encode(f->r, 0));
-	struct inv_report_in in = { .node_id = id, .received_at = T0 + 600, .report = f->r,
+	struct inv_report_summary sum;
+	inv_report_summarize(f->r, &sum);
+	struct inv_report_in in = { .node_id = id, .received_at = T0 + 600, .sum = &sum,
 		.json = f->json, .json_len = strlen(f->json) };
 	assert_int_equal(inv_begin(f->inv), 0);
 	assert_int_equal(inv_report_store(f->inv, &in), 0);
@@ -549,6 +552,100 @@ test_report_store(void **state)
 	assert_int_equal(inv_samples_count(f->inv, ""), 3);
 }
 
+/* The summary as stored: the link speeds as "%g" writes them, in port order. */
+static void
+test_report_summary(void **state)
+{
+	static const double speeds[] = { 0, 1, 40, 80, 120, 1000, 2.5, 0.1, 1e-05, 100.25 };
+	struct fx *f = *state;
+	struct inv_report_summary sum;
+	struct report *r = f->r;
+	char want[64];
+
+	fill_report(r, UUID_A, 3);
+	r->thunderbolt.ports[1].speed_gbps = 2.5;
+	r->thunderbolt.ports[2].speed_gbps = NAN;
+	inv_report_summarize(r, &sum);
+	assert_string_equal(sum.link_speeds, "1:80,2:2.5,4:40");
+	assert_string_equal(sum.serial, "H4KX7Q2P9D");
+	assert_string_equal(sum.os_build, "25C56");
+	assert_int_equal(sum.rdma, RDMA_STATE_ENABLED);
+	assert_int_equal(sum.memory_total, 512 * GIB);
+	assert_int_equal(sum.memory_used, (512 - 103) * GIB);
+	assert_true(sum.power_watts == 123.5);
+	assert_true(sum.boot_time == T0 - 86400);
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
+		r->thunderbolt.n_ports = 1;
+		r->thunderbolt.ports[0].speed_gbps = speeds[i];
+		inv_report_summarize(r, &sum);
+		snprintf(want, sizeof(want), "1:%g", speeds[i]);
+		assert_string_equal(sum.link_speeds, want);
+	}
+
+	/* Nulls stay null; the first port that does not fit ends the list. */
+	null_report(r, UUID_A);
+	r->thunderbolt.n_ports = 3;
+	for (int i = 0; i < 3; i++) {
+		report_port_init(&r->thunderbolt.ports[i]);
+		memset(r->thunderbolt.ports[i].receptacle, 'a' + i, 200);
+		r->thunderbolt.ports[i].speed_gbps = 80;
+	}
+	inv_report_summarize(r, &sum);
+	assert_int_equal(strlen(sum.link_speeds), 2 * 203 + 1);
+	assert_int_equal(sum.link_speeds[203], ',');
+	assert_int_equal(sum.memory_used, REPORT_NULL_I64);
+	assert_int_equal(sum.memory_total, REPORT_NULL_I64);
+	assert_true(isnan(sum.power_watts) && isnan(sum.boot_time));
+	assert_string_equal(sum.model, "");
+	assert_int_equal(sum.rdma, RDMA_STATE_UNKNOWN);
+}
+
+/*
+ * With inv_wal_watch on, commits no longer checkpoint: the WAL grows past
+ * SQLite's 1000 pages; a second connection's checkpoint copies it all, sees
+ * everything the first committed, and the first's next commit starts the WAL
+ * over.
+ */
+static void
+test_checkpoint_elsewhere(void **state)
+{
+	struct fx *f = *state;
+	struct inv_report_summary sum;
+	struct api_node n;
+	struct inv *ck;
+	char err[256];
+	int frames = 0, copied = 0, last = 0;
+	int64_t a = enrol(f, "mac1", UUID_A), b = enrol(f, "mac2", UUID_B);
+
+	inv_wal_watch(f->inv);
+	assert_non_null(ck = inv_open(f->path, err, sizeof(err)));
+	inv_report_summarize(f->r, &sum);
+	for (int i = 0; i < 600; i++) {
+		struct inv_report_in in = { .node_id = i % 2 ? a : b, .received_at = T0 + 1 + i,
+			.sum = &sum, .json = f->json, .json_len = strlen(f->json) };
+		assert_int_equal(inv_report_store(f->inv, &in), 0);
+		assert_true(inv_wal_frames(f->inv) > last);
+		last = inv_wal_frames(f->inv);
+	}
+	assert_true(last > 1000);
+	assert_int_equal(inv_checkpoint(ck, &frames, &copied), 0);
+	assert_int_equal(frames, last);
+	assert_int_equal(copied, frames);
+	assert_int_equal(inv_node_get(ck, "mac1", &n), 0);
+	assert_true(n.last_report_at == T0 + 600);
+	assert_int_equal(inv_samples_count(ck, ""), 602);
+
+	struct inv_report_in in = { .node_id = a, .received_at = T0 + 1000, .sum = &sum,
+		.json = f->json, .json_len = strlen(f->json) };
+	assert_int_equal(inv_report_store(f->inv, &in), 0);
+	assert_true(inv_wal_frames(f->inv) < 10);
+	assert_int_equal(inv_node_get(ck, "mac1", &n), 0);
+	assert_true(n.last_report_at == T0 + 1000);
+	assert_int_equal(inv_integrity_check(ck, err, sizeof(err)), 0);
+	inv_close(ck);
+	assert_int_equal(inv_integrity_check(f->inv, err, sizeof(err)), 0);
+}
+
 static double
 now_mono(void)
 {
@@ -576,11 +673,14 @@ test_store_rate(void **state)
 		fill_report(r[i], uuid, i);
 		assert_non_null(json[i] = report_encode(r[i], 0));
 	}
+	struct inv_report_summary sum[NODES];
+	for (int i = 0; i < NODES; i++)
+		inv_report_summarize(r[i], &sum[i]);
 	double t0 = now_mono();
 	assert_int_equal(inv_begin(f->inv), 0);
 	for (int i = 0; i < REPORTS; i++) {
 		struct inv_report_in in = { .node_id = ids[i % NODES],
-			.received_at = T0 + 1 + i / NODES, .report = r[i % NODES],
+			.received_at = T0 + 1 + i / NODES, .sum = &sum[i % NODES],
 			.json = json[i % NODES], .json_len = strlen(json[i % NODES]) };
 		assert_int_equal(inv_report_store(f->inv, &in), 0);
 	}
@@ -600,10 +700,12 @@ test_samples_prune(void **state)
 {
 	struct fx *f = *state;
 	int64_t a = enrol(f, "mac1", UUID_A), b = enrol(f, "mac2", UUID_B);
+	struct inv_report_summary sum;
 
+	inv_report_summarize(f->r, &sum);
 	for (int i = 0; i < 10; i++) {
 		struct inv_report_in in = { .node_id = i % 2 ? a : b,
-			.received_at = T0 + 100 + i, .report = f->r, .json = "{}", .json_len = 2 };
+			.received_at = T0 + 100 + i, .sum = &sum, .json = "{}", .json_len = 2 };
 		assert_int_equal(inv_report_store(f->inv, &in), 0);
 	}
 	assert_int_equal(inv_samples_count(f->inv, ""), 12);   /* + one per enrolment */
@@ -622,7 +724,9 @@ test_node_remove_cascades(void **state)
 	int64_t a = enrol(f, "mac1", UUID_A);
 
 	enrol(f, "mac2", UUID_B);
-	struct inv_report_in in = { .node_id = a, .received_at = T0 + 1, .report = f->r,
+	struct inv_report_summary sum;
+	inv_report_summarize(f->r, &sum);
+	struct inv_report_in in = { .node_id = a, .received_at = T0 + 1, .sum = &sum,
 		.json = f->json, .json_len = strlen(f->json) };
 	assert_int_equal(inv_report_store(f->inv, &in), 0);
 	assert_int_equal(inv_samples_count(f->inv, ""), 3);
@@ -964,6 +1068,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_node_partial_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_rate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_summary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_samples_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_remove_cascades, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),

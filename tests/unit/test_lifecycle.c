@@ -147,6 +147,42 @@ test_commands(void **state)
 	assert_int_equal(res.state, NODE_READY);
 }
 
+static void
+test_reboot_keeps_reason(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_CORDONED, 100);
+	struct lc_result res;
+
+	strcpy(n.reason, "replacing cable");
+	lc_on_report(&n, healthy_report(9000), 110, &res);
+	assert_true(res.unexpected_reboot);
+	assert_int_equal(res.state, NODE_CORDONED);
+	assert_string_equal(res.reason, "replacing cable");
+	lc_on_tick(&n, 1e6, 30, &res);
+	assert_string_equal(res.reason, "replacing cable");
+}
+
+static void
+test_reboot_and_return_are_two_events(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_UNREACHABLE, 100);
+	struct lc_result res;
+
+	strcpy(n.reason, "no report for 40 s");
+	lc_on_report(&n, healthy_report(9000), 200, &res);
+	assert_int_equal(res.state, NODE_READY);
+	assert_true(res.unexpected_reboot);
+	assert_string_equal(res.what, "unexpected reboot");
+	assert_non_null(strstr(res.event_reason, "boot time moved"));
+	assert_string_equal(res.what2, "state unreachable -> ready");
+	assert_string_equal(res.event_reason2, "reporting again");
+	lc_on_report(&n, healthy_report(1000), 200, &res);
+	assert_string_equal(res.what, "state unreachable -> ready");
+	assert_string_equal(res.what2, "");
+}
+
 int
 main(void)
 {
@@ -156,6 +192,8 @@ main(void)
 		cmocka_unit_test(test_other_states_do_not_time_out),
 		cmocka_unit_test(test_unexpected_reboot),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_reboot_keeps_reason),
+		cmocka_unit_test(test_reboot_and_return_are_two_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
