@@ -615,6 +615,18 @@ api_port(const struct api_server *s)
 }
 
 void
+api_quiesce(struct api_server *s)
+{
+	for (int i = 0; s != NULL && i < API_DAEMONS; i++) {
+		if (s->mhd[i] == NULL)
+			continue;
+		MHD_socket fd = MHD_quiesce_daemon(s->mhd[i]);
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
+}
+
+void
 api_stop(struct api_server *s)
 {
 	if (s == NULL)

@@ -56,7 +56,10 @@ struct api_tls {
 struct api_server *api_start(struct ctrl *c, const char *host, int port,
     const struct api_tls *tls, const char *web_root, char *err, size_t errlen);
 int api_port(const struct api_server *s);
-void api_stop(struct api_server *s);   /* accepts NULL */
+/* Stop accepting connections; those already open are still served. */
+void api_quiesce(struct api_server *s);
+/* Stop serving (no connection may be suspended any more) and free s; accepts NULL. */
+void api_stop(struct api_server *s);
 
 /* Handlers, one file per resource. */
 void api_healthz(struct api_req *rq, struct api_resp *rs);

@@ -211,6 +211,13 @@ ingest_stop(struct ingest *in)
 	pthread_cond_signal(&in->cv);
 	pthread_mutex_unlock(&in->mu);
 	pthread_join(in->thread, NULL);
+}
+
+void
+ingest_free(struct ingest *in)
+{
+	if (in == NULL)
+		return;
 	while (in->free != NULL) {
 		struct ingest_item *it = in->free;
 		in->free = it->next;

@@ -40,7 +40,14 @@ struct ingest_item {
 };
 
 struct ingest *ingest_start(struct ctrl *c);
-void ingest_stop(struct ingest *in);     /* drains the queue first; accepts NULL */
+/*
+ * Stop taking items (submit then fails), store and answer everything queued,
+ * and end the writer thread.  The ingest stays allocated for the request
+ * handlers still running: release it with ingest_free() once the server has
+ * stopped.  Both accept NULL.
+ */
+void ingest_stop(struct ingest *in);
+void ingest_free(struct ingest *in);
 
 /* Queue it; on -1 (queue full or stopping) the caller keeps ownership. */
 int ingest_submit(struct ingest *in, struct ingest_item *it);

@@ -362,8 +362,12 @@ serve(struct config *cfg)
 	pthread_create(&tick, NULL, ticker, &c);
 	wait_for_signal();
 	log_info("stopping");
-	api_stop(api);
+	/* no new connections; store and answer every queued report (this resumes
+	 * their suspended connections); only then stop the server */
+	api_quiesce(api);
 	ingest_stop(c.ingest);
+	api_stop(api);
+	ingest_free(c.ingest);
 	pthread_join(tick, NULL);
 	ckpt_stop(ckpt);
 	registry_free(c.reg);
