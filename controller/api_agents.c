@@ -17,10 +17,43 @@
 #include "log.h"
 
 /* Decode and check the report in the body; 0, or an error already in rs. */
+/*
+ * The body is stored as received, so it must be strict JSON: no NUL, and no
+ * raw control character inside a string (JSON forbids them; the parser
+ * lets them through).  Returns the offset of the first offence, or -1.
+ */
+static long
+raw_control_at(const char *s, size_t n)
+{
+	int in_str = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\0')
+			return (long)i;
+		if (!in_str) {
+			in_str = c == '"';
+		} else if (c == '\\') {
+			i++;
+		} else if (c == '"') {
+			in_str = 0;
+		} else if (c < 0x20) {
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
 static int
 decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
 {
 	char err[300];
+	long at = raw_control_at(rq->body, rq->body_len);
+
+	if (at >= 0) {
+		api_error(rs, 400, "bad report: a control character at byte %ld (not JSON)", at);
+		return -1;
+	}
 
 	if (report_decode(rq->body, rq->body_len, r, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "bad report: %s", err);
