@@ -94,7 +94,13 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
 	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
 		.sum = &it->sum, .json = it->json, .json_len = it->json_len };
-	if (inv_report_store(c->inv, &in) == -1)
+	int rc = inv_report_store(c->inv, &in);
+	if (rc == INV_NOTFOUND) {
+		it->status = 404;
+		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
+		return 0;
+	}
+	if (rc != 0)
 		return -1;
 	if (res.changed) {
 		if (inv_node_set_state(c->inv, n.id, res.state, res.reason,
@@ -103,8 +109,12 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 		if (res.what[0])
 			ctrl_event(c, it->received_at, "controller", n.name, res.what,
 			    res.event_reason);
+		if (res.what2[0])
+			ctrl_event(c, it->received_at, "controller", n.name, res.what2,
+			    res.event_reason2);
 	}
 	*lc_out = n.lc;
+	memcpy(lc_out->reason, res.reason, sizeof(lc_out->reason));
 	lc_out->state = res.state;
 	lc_out->unexpected_reboot = res.unexpected_reboot;
 	lc_out->last_report_at = it->received_at;
