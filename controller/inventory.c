@@ -115,16 +115,6 @@ static const char *const stmt_sql[ST_COUNT] = {
 	    "ORDER BY id DESC LIMIT ?2",
 };
 
-static const char *const state_names[NODE_STATE_COUNT] = {
-	[NODE_PENDING] = "pending",
-	[NODE_READY] = "ready",
-	[NODE_CORDONED] = "cordoned",
-	[NODE_DRAINING] = "draining",
-	[NODE_UPDATING] = "updating",
-	[NODE_UNREACHABLE] = "unreachable",
-	[NODE_DOWN] = "down",
-};
-
 static int
 prepare_all(struct inv *inv, char *err, size_t errlen)
 {
@@ -430,15 +420,16 @@ inv_state_str(enum node_state st)
 {
 	if ((int)st < 0 || st >= NODE_STATE_COUNT)
 		return NULL;
-	return state_names[st];
+	return api_node_state_str(st);
 }
 
 enum node_state
 inv_state_parse(const char *s)
 {
-	for (int i = 0; i < NODE_STATE_COUNT; i++)
-		if (s != NULL && strcmp(s, state_names[i]) == 0)
-			return (enum node_state)i;
+	enum node_state st;
+
+	if (api_node_state_parse(s, &st) == 0)
+		return st;
 	log_warnx("unknown node state \"%s\" in the inventory; read as down",
 	    s != NULL ? s : "");
 	return NODE_DOWN;

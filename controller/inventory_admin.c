@@ -13,32 +13,19 @@
 
 #include "log.h"
 
-static const char *const role_names[ROLE_COUNT] = {
-	[ROLE_ADMIN] = "admin",
-	[ROLE_VIEWER] = "viewer",
-	[ROLE_BOOTSTRAP] = "bootstrap",
-	[ROLE_NODE] = "node",
-};
-
 static const char *
 role_str(enum token_role r)
 {
 	if ((int)r < 0 || r >= ROLE_COUNT)
 		return NULL;
-	return role_names[r];
+	return api_role_str(r);
 }
 
 /* An unknown role in the file grants nothing: it reads as a revoked token. */
 static int
 role_parse(const char *s, enum token_role *out)
 {
-	for (int i = 0; i < ROLE_COUNT; i++) {
-		if (s != NULL && strcmp(s, role_names[i]) == 0) {
-			*out = (enum token_role)i;
-			return 0;
-		}
-	}
-	return -1;
+	return api_role_parse(s, out);
 }
 
 /* ---- tokens ---- */
