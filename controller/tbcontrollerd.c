@@ -264,25 +264,49 @@ register_admin(struct ctrl *c, const char *id, const uint8_t *hash, const char *
  * the file; or, when the file already holds one (a fresh inventory beside an
  * old file), register that one.
  */
+/* Admin tokens that work now: neither revoked nor expired; -1 on error. */
+static int
+valid_admins(struct ctrl *c, double now)
+{
+	struct api_token *t;
+	int n, valid = 0;
+
+	if (inv_token_list(c->inv, &t, &n) == -1)
+		return -1;
+	for (int i = 0; i < n; i++)
+		valid += t[i].role == ROLE_ADMIN && !t[i].revoked &&
+		    (isnan(t[i].expires_at) || now < t[i].expires_at);
+	free(t);
+	return valid;
+}
+
 /*
- * The admin token file names a token the inventory has revoked: fine when
- * other admin tokens remain (a warning), fatal when none does.
+ * The admin token file names a token the inventory knows but that no longer
+ * works (revoked or expired): fine when other admin tokens work (a
+ * warning), fatal when none does.  0, or -1.
  */
 static int
-revoked_file_token(struct ctrl *c, const char *path, const char *id, int admins)
+check_file_token(struct ctrl *c, const char *path, const char *id, int valid, double now)
 {
 	struct api_token t;
 	uint8_t hash[AUTH_HASH_LEN];
+	const char *why;
 
-	if (inv_token_get(c->inv, id, &t, hash) != 0 || !t.revoked)
+	if (inv_token_get(c->inv, id, &t, hash) != 0)
 		return 0;
-	if (admins > 0) {
-		log_warnx("%s holds admin token %s, which is revoked; %d other admin token%s "
-		    "remain%s", path, id, admins, admins == 1 ? "" : "s", admins == 1 ? "s" : "");
+	if (t.revoked)
+		why = "revoked";
+	else if (!isnan(t.expires_at) && now >= t.expires_at)
+		why = "expired";
+	else
+		return 0;
+	if (valid > 0) {
+		log_warnx("%s holds admin token %s, which is %s; %d other admin token%s "
+		    "work%s", path, id, why, valid, valid == 1 ? "" : "s", valid == 1 ? "s" : "");
 		return 0;
 	}
-	log_errx("%s holds admin token %s, which is revoked, and no other admin token is "
-	    "valid: remove %s to have a new one made at the next start", path, id, path);
+	log_errx("%s holds admin token %s, which is %s, and no other admin token works: "
+	    "remove %s to have a new one made at the next start", path, id, why, path);
 	return -1;
 }
 
@@ -291,7 +315,8 @@ ensure_admin_token(struct ctrl *c, const char *path)
 {
 	char id[API_TOKEN_ID_LEN + 1], token[API_TOKEN_MAX + 2];
 	uint8_t hash[AUTH_HASH_LEN];
-	int admins = inv_token_count(c->inv, ROLE_ADMIN);
+	double now = ctrl_now();
+	int admins = valid_admins(c, now);
 
 	if (admins < 0) {
 		log_errx("cannot read the admin tokens of the inventory");
@@ -303,7 +328,7 @@ ensure_admin_token(struct ctrl *c, const char *path)
 		fclose(f);
 		token[strcspn(token, "\r\n")] = '\0';
 		ok = ok && auth_token_parse(token, id, hash) == 0;
-		if (ok && revoked_file_token(c, path, id, admins) == -1)
+		if (ok && check_file_token(c, path, id, admins, now) == -1)
 			return -1;
 		if (admins > 0)
 			return 0;
