@@ -4,7 +4,8 @@
 # and two 256 GB, in a full Thunderbolt 5 mesh), each enrolled with its own
 # one-time, pre-approved bootstrap token (tbctl token create --accept), so
 # that they are ready without tbctl node accept.  Prints the addresses and
-# the tbctl commands to try; Ctrl-C stops everything it started.  DEMO_SECONDS=N stops by itself.
+# the tbctl commands to try; Ctrl-C stops everything it started.
+# DEMO_SECONDS=N stops by itself.
 # DEMO_PIDFILE=FILE: the pids of the daemons it starts are written there, one
 # a line, as they start.
 # Exit status: 0 after a normal stop; 1 when something did not start, or
