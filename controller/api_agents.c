@@ -86,8 +86,9 @@ struct enrolment {
 	struct reg_node node;      /* that node */
 	api_name cluster;          /* its cluster, or the token's for a new node */
 	int approved;
-	enum node_state st;
-	char reason[API_REASON_MAX + 1];
+	enum node_state st;        /* the node's state after */
+	char state_reason[API_REASON_MAX + 1];  /* and its reason */
+	char reason[API_REASON_MAX + 1];        /* the event's */
 	struct inv_node_key key;
 	struct api_token node_tok;
 	uint8_t hash[AUTH_HASH_LEN];
@@ -113,6 +114,34 @@ find_known(struct ctrl *c, const struct report *r, struct reg_node *out)
 }
 
 /*
+ * The node's state after an enrolment: pending until accepted; a known node
+ * that is not pending keeps its state and reason; else ready, or down when
+ * the report is not healthy.
+ */
+static void
+enroll_state(struct enrolment *e)
+{
+	char why[128];
+
+	if (!e->approved) {
+		e->st = NODE_PENDING;
+		snprintf(e->state_reason, sizeof(e->state_reason),
+		    "awaiting acceptance: tbctl node accept %.63s", e->r->node.hostname);
+	} else if (e->known && e->node.lc.state != NODE_PENDING) {
+		e->st = e->node.lc.state;
+		memcpy(e->state_reason, e->node.lc.reason, sizeof(e->state_reason));
+	} else if (!lc_report_healthy(e->r, why, sizeof(why))) {
+		e->st = NODE_DOWN;
+		snprintf(e->state_reason, sizeof(e->state_reason),
+		    "first report not healthy: %s", why);
+	} else {
+		e->st = NODE_READY;
+	}
+	if (e->reason[0] == '\0')
+		memcpy(e->reason, e->state_reason, sizeof(e->reason));
+}
+
+/*
  * Who the enrolling Mac is and whether it is approved; inv_mu held.  0, or
  * an HTTP status with rs filled (nothing changed).
  */
@@ -121,7 +150,6 @@ enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
 	struct api_node cur;
-	char why[128];
 
 	memcpy(e->cluster, rq->who.cluster, sizeof(e->cluster));
 	if ((e->known = find_known(c, e->r, &e->node))) {
@@ -143,13 +171,7 @@ enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 		    "accepted: pre-approved bootstrap token %s" :
 		    "accepted: serial %.64s is on cluster %s's allow-list",
 		    rq->who.accept ? rq->who.id : e->r->node.serial, e->cluster);
-	if (!e->approved)
-		e->st = NODE_PENDING;
-	else if (!lc_report_healthy(e->r, why, sizeof(why)))
-		e->st = NODE_DOWN;
-	else
-		e->st = e->known && e->node.lc.state != NODE_PENDING ? e->node.lc.state :
-		    NODE_READY;
+	enroll_state(e);
 	return 0;
 }
 
@@ -195,7 +217,7 @@ static int
 enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
-	char err[256], why[128];
+	char err[256];
 	int rc;
 
 	rc = inv_node_upsert(c->inv, e->r, rq->body, rq->body_len, e->r->node.hostname,
@@ -204,14 +226,8 @@ enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 		int st = rc == INV_CONFLICT ? 409 : rc == INV_NOTFOUND ? 404 : 503;
 		return api_error(rs, st, "%s", err), st;
 	}
-	if (!e->approved)
-		snprintf(e->reason, sizeof(e->reason), "awaiting acceptance: tbctl node accept %s",
-		    e->key.name);
-	else if (e->st == NODE_DOWN && lc_report_healthy(e->r, why, sizeof(why)) == 0)
-		snprintf(e->reason, sizeof(e->reason), "first report not healthy: %s", why);
 	/* a re-enrolment starts the node's boot-time history over: no flag */
-	if (inv_node_set_state(c->inv, e->key.id, e->st, e->st == NODE_READY ? "" : e->reason,
-	    0) != 0 || inv_enrol_requests_drop(c->inv, e->key.id) != 0 ||
+	if (inv_node_set_state(c->inv, e->key.id, e->st, e->state_reason, 0) != 0 || inv_enrol_requests_drop(c->inv, e->key.id) != 0 ||
 	    make_node_token(rq, e, e->key.name, 0) != 0 ||
 	    inv_token_supersede(c->inv, e->key.name, e->node_tok.id) != 0)
 		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
@@ -279,8 +295,7 @@ enroll_register(struct api_req *rq, struct enrolment *e)
 	memcpy(rn.name, e->key.name, sizeof(rn.name));
 	memcpy(rn.hardware_uuid, e->r->node.hardware_uuid, sizeof(rn.hardware_uuid));
 	rn.lc.state = e->st;
-	if (e->st != NODE_READY)
-		memcpy(rn.lc.reason, e->reason, sizeof(rn.lc.reason));
+	memcpy(rn.lc.reason, e->state_reason, sizeof(rn.lc.reason));
 	rn.lc.boot_time = e->r->node.boot_time;
 	rn.lc.last_report_at = rq->now;
 	char why[128];

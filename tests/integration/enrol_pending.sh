@@ -129,11 +129,11 @@ check_jq "the bootstrap token is not spent" "$TMP/tokens.json" \
 bg_stop "$(sim_agent_pid mac1)"   # the old agent would report with the old token
 "$CTL" node accept mac1 >"$TMP/accept.out"; rc=$?
 check_eq "tbctl node accept mac1 accepts the re-enrolment" 0 $rc
+check_eq "the request's report became the node's" 1099511627776 \
+	"$("$CTL" node show mac1 --json | jq .memory_total_bytes)"
 check_eq "the old token is revoked" 401 "$(post "$tok1" /v1/report "$TMP/r1.json")"
 check_eq "the new one reports" 204 "$(post "$tok2" /v1/report "$TMP/r1.json")"
 check_eq "mac1 is ready" ready "$(state_of mac1)"
-check_eq "the request's report became the node's" 1099511627776 \
-	"$("$CTL" node show mac1 --json | jq .memory_total_bytes)"
 "$CTL" events --node mac1 --json >"$TMP/ev.json"
 check_jq "the acceptance is an event by the admin" "$TMP/ev.json" \
 	'[.events[] | select(.what == "re-enrolment accepted" and (.actor | startswith("admin:")))] | length == 1'
