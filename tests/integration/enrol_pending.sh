@@ -85,6 +85,28 @@ check "cluster disallow" "$CTL" cluster disallow studio4 "$serial2"
 check_jq "the allow-list is empty again" "$TMP/clusters.json" '.clusters[] | select(.name == "studio4") | .allow == []'
 "$CTL" cluster allow studio4 "$serial3" >/dev/null
 
+# ---- bad input changes nothing
+"$CTL" clusters --json >"$TMP/clusters.before"
+for body in '{"serials":[]}' '{"serials":"H9XK2J4F7Q"}' '{"serials":["a b"]}' '{}' 'not json'; do
+	code=$(api POST /v1/clusters/studio4/allow "$body")
+	check_eq "allow with $body: 400" 400 "$code"
+done
+api POST /v1/clusters/studio4/allow '{"serials":[]}' >/dev/null
+check_jq "with a JSON error naming the problem" "$TMP/api.out" '.error | test("at least one serial")'
+check_eq "allow on an unknown cluster: 404" 404 "$(api POST /v1/clusters/nosuch/allow '{"serials":["X1"]}')"
+"$CTL" clusters --json >"$TMP/clusters.after"
+check "the allow-lists are unchanged" cmp -s "$TMP/clusters.before" "$TMP/clusters.after"
+check_eq "an admin token cannot be pre-approved: 400" 400 \
+	"$(api POST /v1/tokens '{"role":"admin","accept":true}')"
+check_jq "saying so" "$TMP/api.out" '.error | test("only a bootstrap token")'
+check_eq "accept must be a boolean: 400" 400 \
+	"$(api POST /v1/tokens '{"role":"bootstrap","ttl_seconds":60,"accept":"yes"}')"
+check_eq "accepting an unknown node: 404" 404 "$(api POST /v1/nodes/nosuch/accept '{}')"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$TMP/state-mac1/node-token")" \
+	"$CTRL_URL/v1/nodes/mac3/accept")
+check_eq "a node token cannot accept a node: 403" 403 "$code"
+check_eq "mac3 is still pending" pending "$(state_of mac3)"
+
 # ---- re-enrolment of a known Mac: pending, nothing changes until accepted
 tok1=$(cat "$TMP/state-mac1/node-token")
 "$CTL" token create --ttl 10m >"$TMP/attacker-boot"
