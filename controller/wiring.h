@@ -202,9 +202,10 @@ struct wiring_pair {
 };
 
 /*
- * 1 and fills *out (pointers into r) when a passing RDMA link joins nodes a
- * and b (an expected link that passes, or an unexpected one that is healthy),
- * 0 when none does.
+ * 1 and fills *out (pointers into r) when a working RDMA link joins nodes a
+ * and b (an expected link that passes or whose only problem is miswired,
+ * or an unexpected one that is healthy), 0 when none does.  The cluster
+ * verdict counts the same links.
  */
 int wiring_pair_link(const struct wiring_result *r, const char *a, const char *b,
     struct wiring_pair *out);
