@@ -235,6 +235,7 @@ parse_end(struct parser *ps, struct ends *out)
 	char name[DOT_ID_MAX];
 
 	snprintf(name, sizeof(name), "%s", ps->lx.id);
+	memset(out, 0, sizeof(*out));
 	out->line = ps->lx.tline;
 	if (!api_name_valid(name))
 		return fail_at(ps, out->line, "\"%s\" is not a node name%s", name,
@@ -284,11 +285,12 @@ add_link(struct parser *ps, const struct ends *a, const struct ends *b)
 			const struct wiring_end *e = &both[s]->e;
 
 			if (same_end(e, &ps->links[k].a) || same_end(e, &ps->links[k].b)) {
-				char where[64];
+				char what[128];
 
-				snprintf(where, sizeof(where), " (also on line %d)", ps->lines[k]);
-				return fail_at(ps, both[s]->line, "%s receptacle used twice%s",
-				    e->node, where);
+				snprintf(what, sizeof(what), "%s tb%s", e->node, e->receptacle);
+				snprintf(ps->lx.err, ps->lx.errlen, "line %d: %s is used twice (also "
+				    "on line %d)", both[s]->line, what, ps->lines[k]);
+				return -1;
 			}
 		}
 	ps->links[ps->n].a = a->e;

@@ -27,7 +27,7 @@ struct fx_cluster {
 	struct scenario *s;
 };
 
-static const char *
+static inline const char *
 fx_path(const char *file, char *buf, size_t len)
 {
 	const char *top = getenv("TBMESH_TOP");
@@ -37,7 +37,7 @@ fx_path(const char *file, char *buf, size_t len)
 }
 
 /* Re-derive the wiring nodes from the (possibly edited) reports. */
-static void
+static inline void
 fx_refresh(struct fx_cluster *c)
 {
 	for (int i = 0; i < c->n; i++)
@@ -45,7 +45,7 @@ fx_refresh(struct fx_cluster *c)
 		    c->have[i] ? &c->reports[i] : NULL, FX_NOW, FX_NOW, FX_STALE);
 }
 
-static struct fx_cluster *
+static inline struct fx_cluster *
 fx_load(const char *file)
 {
 	struct fx_cluster *c = calloc(1, sizeof(*c));
@@ -71,7 +71,7 @@ fx_load(const char *file)
 	return c;
 }
 
-static void
+static inline void
 fx_free(struct fx_cluster *c)
 {
 	if (c == NULL)
@@ -80,7 +80,7 @@ fx_free(struct fx_cluster *c)
 	free(c);
 }
 
-static struct wiring_result *
+static inline struct wiring_result *
 fx_check(const struct fx_cluster *c, enum wiring_topology t,
     const struct wiring_plan_link *plan, int n_plan)
 {
@@ -99,7 +99,7 @@ fx_check(const struct fx_cluster *c, enum wiring_topology t,
 }
 
 /* The expected link joining nodes a and b, or NULL. */
-static const struct wiring_link *
+__attribute__((noinline, unused)) static const struct wiring_link *
 fx_link(const struct wiring_result *r, const char *a, const char *b)
 {
 	for (int k = 0; k < r->n_links; k++) {
@@ -113,7 +113,7 @@ fx_link(const struct wiring_result *r, const char *a, const char *b)
 }
 
 /* The port of node i with receptacle r (in its report). */
-static struct report_port *
+static inline struct report_port *
 fx_port(struct fx_cluster *c, int i, const char *r)
 {
 	for (int p = 0; p < c->reports[i].thunderbolt.n_ports; p++)
