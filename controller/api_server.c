@@ -74,6 +74,10 @@ static const struct route {
 	{ "GET", "/v1/clusters", NULL, VIEWER, api_clusters_list },
 	{ "POST", "/v1/clusters", NULL, ADMIN, api_clusters_create },
 	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
+	{ "GET", "/v1/clusters/", "/wiring", VIEWER, api_wiring_get },
+	{ "GET", "/v1/clusters/", "/wiring/plan", VIEWER, api_wiring_plan_get },
+	{ "PUT", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_put },
+	{ "POST", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_propose },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

@@ -176,6 +176,19 @@ int inv_cluster_get(struct inv *inv, const char *name, struct api_cluster *out);
 /* Put a node in a cluster, or out of any with cluster "" (INV_NOTFOUND for either). */
 int inv_cluster_set_node(struct inv *inv, const char *cluster, const char *node);
 
+/* ---- wiring (inventory_wiring.c) ---- */
+/*
+ * A cluster's expected topology ("mesh", "ring" or "plan") into topology
+ * and, for a plan, its DOT text in *dot (malloc'd; NULL otherwise) and
+ * when it was set (NAN: never, the default mesh).  INV_NOTFOUND if the
+ * cluster does not exist.
+ */
+int inv_wiring_get(struct inv *inv, const char *cluster, char *topology, size_t topolen,
+    char **dot, double *updated_at);
+/* Store it (dot NULL unless topology is "plan").  INV_NOTFOUND: no cluster. */
+int inv_wiring_set(struct inv *inv, const char *cluster, const char *topology,
+    const char *dot, double now);
+
 /* ---- events ---- */
 /* In a transaction or not. */
 int inv_event_add(struct inv *inv, double time, const char *actor, const char *node,

@@ -39,6 +39,9 @@
  *   events    id INTEGER PRIMARY KEY (insertion order), time, actor, node (a
  *             name, kept after the node is removed), what, reason; indexed on
  *             (node, id) and on time
+ *   cluster_wiring  cluster_id -> clusters (ON DELETE CASCADE) PRIMARY KEY,
+ *             topology ("mesh", "ring", "plan"), plan_dot (the plan as DOT,
+ *             for "plan"), updated_at; no row: a full mesh
  */
 #include "inventory_db.h"
 
@@ -116,6 +119,13 @@ static const char *const migrations[] = {
 	"  power_watts, link_speeds FROM samples ORDER BY rowid;"
 	"DROP TABLE samples;"
 	"ALTER TABLE samples_v2 RENAME TO samples;",
+
+	/* 3 (wiring): each cluster's expected topology and cabling plan. */
+	"CREATE TABLE cluster_wiring ("
+	"  cluster_id INTEGER PRIMARY KEY REFERENCES clusters(id) ON DELETE CASCADE,"
+	"  topology TEXT NOT NULL,"
+	"  plan_dot TEXT,"
+	"  updated_at REAL NOT NULL);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

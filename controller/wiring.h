@@ -15,7 +15,8 @@
  * resolved to (node, receptacle)), wiring_verdict.c (a link's problems),
  * wiring_fix.c (evidence and fix texts), wiring_cluster.c (cluster verdict,
  * queries), wiring.c (the whole check), wiring_plan.c (cabling plans),
- * wiring_dot.c (DOT import and export).
+ * wiring_dot.c (DOT import and export); the enum words, receptacle names
+ * and wiring_result_free() are in proto/wiring_common.c (tbctl uses them).
  *
  * Receptacles are strings in canonical form: reports carry "2" (darwin,
  * sim) or "D-N" (linux: domain and adapter); DOT files write "tb2".
@@ -249,6 +250,7 @@ char *wiring_dot_write(const char *cluster, const struct wiring_plan_link *links
 const char *wiring_verdict_str(enum wiring_verdict v);
 int wiring_verdict_parse(const char *s, enum wiring_verdict *out);
 const char *wiring_cluster_verdict_str(enum wiring_cluster_verdict v);
+int wiring_cluster_verdict_parse(const char *s, enum wiring_cluster_verdict *out);
 const char *wiring_topology_str(enum wiring_topology t);
 int wiring_topology_parse(const char *s, enum wiring_topology *out);
 
