@@ -24,8 +24,8 @@ wiring_append(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void
-copy_str(char *dst, size_t n, const char *src)
+void
+wiring_scopy(char *dst, size_t n, const char *src)
 {
 	size_t len = strnlen(src, n - 1);
 
@@ -33,24 +33,77 @@ copy_str(char *dst, size_t n, const char *src)
 	dst[len] = '\0';
 }
 
+void
+wiring_sb_init(struct wiring_sb *b, char *buf, size_t n)
+{
+	b->p = buf;
+	b->n = n;
+	b->len = 0;
+	buf[0] = '\0';
+}
+
+void
+wiring_sb_putn(struct wiring_sb *b, const char *s, size_t max)
+{
+	size_t len = strnlen(s, max);
+
+	if (b->len + 1 >= b->n)
+		return;
+	if (len > b->n - 1 - b->len)
+		len = b->n - 1 - b->len;
+	memcpy(b->p + b->len, s, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+}
+
+void
+wiring_sb_cat(struct wiring_sb *b, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, b);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		wiring_sb_putn(b, s, (size_t)-1);
+	va_end(ap);
+}
+
+void
+wiring_sb_num(struct wiring_sb *b, double v)
+{
+	char tmp[32], *q = tmp + sizeof(tmp) - 1;
+	long long i = (long long)v;
+
+	if ((double)i != v || i < 0 || i > 1000000000) {
+		snprintf(tmp, sizeof(tmp), "%g", v);
+		wiring_sb_putn(b, tmp, sizeof(tmp));
+		return;
+	}
+	*q = '\0';
+	do
+		*--q = (char)('0' + i % 10);
+	while ((i /= 10) > 0);
+	wiring_sb_putn(b, q, sizeof(tmp));
+}
+
 static void
 port_from_report(struct wiring_port *wp, const struct report_port *rp)
 {
 	if (wiring_receptacle_norm(rp->receptacle, wp->receptacle, sizeof(wp->receptacle)) < 0)
-		copy_str(wp->receptacle, sizeof(wp->receptacle), rp->receptacle);
-	copy_str(wp->domain_uuid, sizeof(wp->domain_uuid), rp->domain_uuid);
+		wiring_scopy(wp->receptacle, sizeof(wp->receptacle), rp->receptacle);
+	wiring_scopy(wp->domain_uuid, sizeof(wp->domain_uuid), rp->domain_uuid);
 	wp->status = rp->status;
 	wp->speed_gbps = rp->speed_gbps;
-	copy_str(wp->interface, sizeof(wp->interface), rp->interface);
+	wiring_scopy(wp->interface, sizeof(wp->interface), rp->interface);
 	wp->n_ipv4 = rp->n_ipv4;
 	wp->ipv4[0] = '\0';
 	if (rp->n_ipv4 > 0)
-		copy_str(wp->ipv4, sizeof(wp->ipv4), rp->ipv4[0]);
+		wiring_scopy(wp->ipv4, sizeof(wp->ipv4), rp->ipv4[0]);
 	wp->has_peer = rp->has_peer && rp->peer.domain_uuid[0] != '\0';
 	wp->peer_uuid[0] = '\0';
 	wp->peer_rdma_service = TRI_NULL;
 	if (wp->has_peer) {
-		copy_str(wp->peer_uuid, sizeof(wp->peer_uuid), rp->peer.domain_uuid);
+		wiring_scopy(wp->peer_uuid, sizeof(wp->peer_uuid), rp->peer.domain_uuid);
 		wp->peer_rdma_service = rp->peer.rdma_service;
 	}
 }
@@ -79,7 +132,7 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
     const struct report *r, double report_at, double now, double stale_after)
 {
 	memset(n, 0, sizeof(*n));
-	copy_str(n->name, sizeof(n->name), name);
+	wiring_scopy(n->name, sizeof(n->name), name);
 	n->state = state;
 	n->report_at = r ? report_at : NAN;
 	n->rdma = RDMA_STATE_UNKNOWN;
@@ -93,7 +146,7 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
 	}
 	n->freshness = (state == NODE_UNREACHABLE || isnan(report_at) ||
 	    now - report_at > stale_after) ? WIRING_REPORT_STALE : WIRING_REPORT_FRESH;
-	copy_str(n->os_build, sizeof(n->os_build), r->node.os_build);
+	wiring_scopy(n->os_build, sizeof(n->os_build), r->node.os_build);
 	n->rdma = r->rdma.state;
 	n->n_ports = r->thunderbolt.n_ports;
 	for (int p = 0; p < r->thunderbolt.n_ports && p < WIRING_PORTS_MAX; p++)
@@ -102,8 +155,8 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
 	for (int d = 0; d < r->rdma.n_devices && d < WIRING_DEVICES_MAX; d++) {
 		const struct report_rdma_device *rd = &r->rdma.devices[d];
 
-		copy_str(n->devices[d].name, sizeof(n->devices[d].name), rd->name);
-		copy_str(n->devices[d].interface, sizeof(n->devices[d].interface), rd->interface);
+		wiring_scopy(n->devices[d].name, sizeof(n->devices[d].name), rd->name);
+		wiring_scopy(n->devices[d].interface, sizeof(n->devices[d].interface), rd->interface);
 		n->devices[d].port_state = rd->port_state;
 	}
 	n->bridge_active = r->thunderbolt.bridge.active;
@@ -209,8 +262,8 @@ expected_links(const struct wiring_input *in, int *n)
 
 			if (in->expect.topology == WIRING_TOPO_RING && !ring_pair)
 				continue;
-			copy_str(v[k].a.node, sizeof(v[k].a.node), in->nodes[i].name);
-			copy_str(v[k].b.node, sizeof(v[k].b.node), in->nodes[j].name);
+			wiring_scopy(v[k].a.node, sizeof(v[k].a.node), in->nodes[i].name);
+			wiring_scopy(v[k].b.node, sizeof(v[k].b.node), in->nodes[j].name);
 			k++;
 		}
 	*n = k;
@@ -280,7 +333,7 @@ result_new(const struct wiring_input *in, int n_links)
 
 	if (r == NULL)
 		return NULL;
-	copy_str(r->cluster, sizeof(r->cluster), in->cluster);
+	wiring_scopy(r->cluster, sizeof(r->cluster), in->cluster);
 	r->topology = in->expect.topology;
 	r->checked_at = in->now;
 	r->nodes = calloc((size_t)(in->n_nodes > 0 ? in->n_nodes : 1), sizeof(*r->nodes));
@@ -291,7 +344,7 @@ result_new(const struct wiring_input *in, int n_links)
 	}
 	r->n_nodes = in->n_nodes;
 	for (int i = 0; i < in->n_nodes; i++)
-		copy_str(r->nodes[i], sizeof(r->nodes[i]), in->nodes[i].name);
+		wiring_scopy(r->nodes[i], sizeof(r->nodes[i]), in->nodes[i].name);
 	r->n_links = n_links;
 	return r;
 }

@@ -15,10 +15,10 @@
 void
 wiring_end_text(const char *node, const char *r, char *out, size_t n)
 {
-	if (r[0])
-		snprintf(out, n, "%s tb%s", node, r);
-	else
-		snprintf(out, n, "%s", node);
+	struct wiring_sb b;
+
+	wiring_sb_init(&b, out, n);
+	wiring_sb_cat(&b, node, r[0] ? " tb" : "", r, (char *)NULL);
 }
 
 static void
@@ -57,28 +57,33 @@ port_state_word(const struct wiring_node *nd, const char *ifname, const char **d
 }
 
 static void
-port_evidence(const struct wiring_node *nd, const struct wiring_port *wp, char *out, size_t n)
+port_evidence(const struct wiring_node *nd, const struct wiring_port *wp, struct wiring_sb *b)
 {
 	const char *dev, *st = port_state_word(nd, wp->interface, &dev);
 
-	wiring_append(out, n, "%s tb%s", nd->name, wp->receptacle);
+	wiring_sb_cat(b, nd->name, " tb", wp->receptacle, (char *)NULL);
 	if (wp->interface[0])
-		wiring_append(out, n, " (%s)", wp->interface);
-	wiring_append(out, n, ": %s", report_port_status_str(wp->status));
-	if (!isnan(wp->speed_gbps))
-		wiring_append(out, n, " at %g Gb/s", wp->speed_gbps);
-	if (wp->has_peer)
-		wiring_append(out, n, ", peer %.8s%s", wp->peer_uuid,
-		    wp->peer_rdma_service == TRI_FALSE ? " without RDMA service" :
-		    wp->peer_rdma_service == TRI_TRUE ? " with RDMA service" : "");
+		wiring_sb_cat(b, " (", wp->interface, ")", (char *)NULL);
+	wiring_sb_cat(b, ": ", report_port_status_str(wp->status), (char *)NULL);
+	if (!isnan(wp->speed_gbps)) {
+		wiring_sb_cat(b, " at ", (char *)NULL);
+		wiring_sb_num(b, wp->speed_gbps);
+		wiring_sb_cat(b, " Gb/s", (char *)NULL);
+	}
+	if (wp->has_peer) {
+		wiring_sb_cat(b, ", peer ", (char *)NULL);
+		wiring_sb_putn(b, wp->peer_uuid, 8);
+		wiring_sb_cat(b, wp->peer_rdma_service == TRI_FALSE ? " without RDMA service" :
+		    wp->peer_rdma_service == TRI_TRUE ? " with RDMA service" : "", (char *)NULL);
+	}
 	if (wp->n_ipv4 == 0)
-		wiring_append(out, n, ", no IPv4");
+		wiring_sb_cat(b, ", no IPv4", (char *)NULL);
 	else if (wp->ipv4[0])
-		wiring_append(out, n, ", IPv4 %s", wp->ipv4);
+		wiring_sb_cat(b, ", IPv4 ", wp->ipv4, (char *)NULL);
 	if (st)
-		wiring_append(out, n, ", %s %s", dev, st);
+		wiring_sb_cat(b, ", ", dev, " ", st, (char *)NULL);
 	else if (nd->rdma == RDMA_STATE_ENABLED)
-		wiring_append(out, n, ", no RDMA device");
+		wiring_sb_cat(b, ", no RDMA device", (char *)NULL);
 }
 
 void
@@ -86,32 +91,33 @@ wiring_evidence(const struct wiring_graph *g, int i, int p, const char *name,
     char *out, size_t n)
 {
 	const struct wiring_node *nd;
+	struct wiring_sb b;
 	char fp[128];
 
-	out[0] = '\0';
+	wiring_sb_init(&b, out, n);
 	if (i < 0) {
-		snprintf(out, n, "%s is not a node of this cluster", name);
+		wiring_sb_cat(&b, name, " is not a node of this cluster", (char *)NULL);
 		return;
 	}
 	nd = &g->nodes[i];
 	if (nd->freshness == WIRING_REPORT_NONE) {
-		snprintf(out, n, "no report from %s", nd->name);
+		wiring_sb_cat(&b, "no report from ", nd->name, (char *)NULL);
 		return;
 	}
 	if (p >= 0)
-		port_evidence(nd, &nd->ports[p], out, n);
+		port_evidence(nd, &nd->ports[p], &b);
 	else {
 		free_ports(nd, fp, sizeof(fp));
-		wiring_append(out, n, "%s: no cable to this peer; free receptacles: %s", nd->name,
-		    fp[0] ? fp : "none");
+		wiring_sb_cat(&b, nd->name, ": no cable to this peer; free receptacles: ",
+		    fp[0] ? fp : "none", (char *)NULL);
 	}
-	wiring_append(out, n, "; RDMA %s", report_rdma_state_str(nd->rdma));
+	wiring_sb_cat(&b, "; RDMA ", report_rdma_state_str(nd->rdma), (char *)NULL);
 	if (nd->bridge_active == TRI_TRUE)
-		wiring_append(out, n, "; Thunderbolt Bridge active");
+		wiring_sb_cat(&b, "; Thunderbolt Bridge active", (char *)NULL);
 	if (nd->os_build[0])
-		wiring_append(out, n, "; build %s", nd->os_build);
+		wiring_sb_cat(&b, "; build ", nd->os_build, (char *)NULL);
 	if (nd->freshness == WIRING_REPORT_STALE)
-		wiring_append(out, n, "; report stale");
+		wiring_sb_cat(&b, "; report stale", (char *)NULL);
 }
 
 void
@@ -120,18 +126,24 @@ wiring_actual_text(const struct wiring_graph *g, const struct wiring_edge *e, ch
 {
 	const struct wiring_node *a = &g->nodes[e->ai];
 	double s = a->ports[e->ap].speed_gbps;
+	struct wiring_sb b;
 
-	snprintf(out, n, "%s tb%s -- ", a->name, a->ports[e->ap].receptacle);
-	if (e->bi < 0)
-		wiring_append(out, n, "a host outside the cluster (domain %.8s)",
-		    a->ports[e->ap].peer_uuid);
-	else
-		wiring_append(out, n, "%s tb%s", g->nodes[e->bi].name,
-		    g->nodes[e->bi].ports[e->bp].receptacle);
+	wiring_sb_init(&b, out, n);
+	wiring_sb_cat(&b, a->name, " tb", a->ports[e->ap].receptacle, " -- ", (char *)NULL);
+	if (e->bi < 0) {
+		wiring_sb_cat(&b, "a host outside the cluster (domain ", (char *)NULL);
+		wiring_sb_putn(&b, a->ports[e->ap].peer_uuid, 8);
+		wiring_sb_cat(&b, ")", (char *)NULL);
+	} else
+		wiring_sb_cat(&b, g->nodes[e->bi].name, " tb",
+		    g->nodes[e->bi].ports[e->bp].receptacle, (char *)NULL);
 	if (!e->both && e->bi >= 0)
-		wiring_append(out, n, " (seen from %s only)", a->name);
-	if (!isnan(s))
-		wiring_append(out, n, " at %g Gb/s", s);
+		wiring_sb_cat(&b, " (seen from ", a->name, " only)", (char *)NULL);
+	if (!isnan(s)) {
+		wiring_sb_cat(&b, " at ", (char *)NULL);
+		wiring_sb_num(&b, s);
+		wiring_sb_cat(&b, " Gb/s", (char *)NULL);
+	}
 }
 
 static void
@@ -306,15 +318,18 @@ link_texts(const struct wiring_graph *g, const struct wiring_want *w,
 	char ea[96], eb[96];
 	int pa, pb;
 
+	struct wiring_sb b;
+
 	wiring_end_text(w->an, w->ar, ea, sizeof(ea));
 	wiring_end_text(w->bn, w->br, eb, sizeof(eb));
-	snprintf(l->expected, sizeof(l->expected), "%s -- %s", ea, eb);
+	wiring_sb_init(&b, l->expected, sizeof(l->expected));
+	wiring_sb_cat(&b, ea, " -- ", eb, (char *)NULL);
 	if (e)
 		wiring_actual_text(g, e, l->actual, sizeof(l->actual));
 	else if (oa || ob)
 		wiring_actual_text(g, oa ? oa : ob, l->actual, sizeof(l->actual));
 	else
-		snprintf(l->actual, sizeof(l->actual), "no cable");
+		wiring_scopy(l->actual, sizeof(l->actual), "no cable");
 	pa = w->ai >= 0 && l->a.receptacle[0] ? wiring_graph_port(g, w->ai, l->a.receptacle) : -1;
 	pb = w->bi >= 0 && l->b.receptacle[0] ? wiring_graph_port(g, w->bi, l->b.receptacle) : -1;
 	wiring_evidence(g, w->ai, pa, w->an, l->evidence_a, sizeof(l->evidence_a));
@@ -334,7 +349,8 @@ wiring_fix_text(const struct wiring_graph *g, const struct wiring_want *w,
 		fix_missing(g, w, l);
 	if (l->problems & BIT(WIRING_MISWIRED))
 		fix_miswired(g, w, e, oa, ob, l);
-	if (e != NULL)
+	if (e != NULL && (l->problems & ~(BIT(WIRING_UNKNOWN) | BIT(WIRING_MISSING) |
+	    BIT(WIRING_MISWIRED))) != 0)
 		fix_health(g, e, l);
 }
 

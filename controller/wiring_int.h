@@ -72,6 +72,25 @@ void wiring_unexpected_fix(const struct wiring_graph *g, const struct wiring_edg
 /* The cluster verdict and reasons (wiring_cluster.c); 0 or -1 (memory). */
 int wiring_conclude(struct wiring_result *r);
 
+/*
+ * A bounded string builder for the texts of every link (the check's hot
+ * path: printf is most of its cost).  Appends never overflow; the buffer
+ * is always NUL-terminated.
+ */
+struct wiring_sb {
+	char *p;
+	size_t n, len;
+};
+void wiring_sb_init(struct wiring_sb *b, char *buf, size_t n);
+/* Append strings up to a NULL. */
+void wiring_sb_cat(struct wiring_sb *b, ...);
+/* Append at most max bytes of s. */
+void wiring_sb_putn(struct wiring_sb *b, const char *s, size_t max);
+/* Append a speed or count: whole numbers without printf. */
+void wiring_sb_num(struct wiring_sb *b, double v);
+/* Copy src into dst (n bytes), truncating. */
+void wiring_scopy(char *dst, size_t n, const char *src);
+
 /* snprintf that appends to a buffer and never overflows. */
 void wiring_append(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -40,15 +40,15 @@ wiring_side_fill(const struct wiring_graph *g, int i, int p, const char *name,
 	const struct wiring_rdma_device *d;
 
 	memset(s, 0, sizeof(*s));
-	snprintf(s->node, sizeof(s->node), "%s", i >= 0 ? g->nodes[i].name : name);
+	wiring_scopy(s->node, sizeof(s->node), i >= 0 ? g->nodes[i].name : name);
 	if (i < 0 || p < 0)
 		return;
 	wp = &g->nodes[i].ports[p];
-	snprintf(s->receptacle, sizeof(s->receptacle), "%s", wp->receptacle);
-	snprintf(s->interface, sizeof(s->interface), "%s", wp->interface);
-	snprintf(s->ipv4, sizeof(s->ipv4), "%s", wp->ipv4);
+	wiring_scopy(s->receptacle, sizeof(s->receptacle), wp->receptacle);
+	wiring_scopy(s->interface, sizeof(s->interface), wp->interface);
+	wiring_scopy(s->ipv4, sizeof(s->ipv4), wp->ipv4);
 	if ((d = device_for(&g->nodes[i], wp->interface)) != NULL)
-		snprintf(s->rdma_device, sizeof(s->rdma_device), "%s", d->name);
+		wiring_scopy(s->rdma_device, sizeof(s->rdma_device), d->name);
 }
 
 /* Node-level problems: no fresh report, bridge loop, RDMA off or unknown. */
@@ -176,10 +176,13 @@ link_id(const struct wiring_want *w, const struct wiring_link *l)
 	const char *br = w->br[0] ? w->br : l->b.receptacle;
 	struct wiring_link *m = (struct wiring_link *)l;
 
+	struct wiring_sb b;
+
+	wiring_sb_init(&b, m->id, sizeof(m->id));
 	if (ar[0] && br[0])
-		snprintf(m->id, sizeof(m->id), "%s:%s--%s:%s", w->an, ar, w->bn, br);
+		wiring_sb_cat(&b, w->an, ":", ar, "--", w->bn, ":", br, (char *)NULL);
 	else
-		snprintf(m->id, sizeof(m->id), "%s--%s", w->an, w->bn);
+		wiring_sb_cat(&b, w->an, "--", w->bn, (char *)NULL);
 }
 
 static unsigned
