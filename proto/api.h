@@ -23,6 +23,17 @@
  *   GET    /v1/clusters                    viewer  {"clusters":[api_cluster...]}
  *   POST   /v1/clusters                    admin   {"name":"..."} -> 201 api_cluster
  *   POST   /v1/clusters/{name}/nodes       admin   {"nodes":["mac1",...]} -> api_cluster
+ *   GET    /v1/clusters/{name}/wiring      viewer  the wiring check (proto/wiring_json.h)
+ *   GET    /v1/clusters/{name}/wiring/plan viewer  the expected wiring: {"cluster",
+ *                                                  "topology", "links", "dot"}
+ *   PUT    /v1/clusters/{name}/wiring/plan admin   {"topology":"mesh"|"ring"} or
+ *                                                  {"topology":"plan","dot":"..."} or
+ *                                                  {"topology":"plan","links":[...]}
+ *                                                  -> the stored plan
+ *   POST   /v1/clusters/{name}/wiring/plan?topology=mesh|ring[&save=1]
+ *                                          admin   a proposed cabling plan (stored
+ *                                                  with save=1); 409 with the reason
+ *                                                  when it cannot be done
  *
  * Authentication: "Authorization: Bearer <token>".  Roles, from most to
  * least: admin > viewer; node and bootstrap tokens only reach the two agent
