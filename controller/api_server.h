@@ -72,6 +72,7 @@ void api_node_remove(struct api_req *rq, struct api_resp *rs);
 void api_node_cordon(struct api_req *rq, struct api_resp *rs);
 void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
 void api_node_down(struct api_req *rq, struct api_resp *rs);
+void api_node_samples(struct api_req *rq, struct api_resp *rs);
 void api_tokens_create(struct api_req *rq, struct api_resp *rs);
 void api_tokens_list(struct api_req *rq, struct api_resp *rs);
 void api_tokens_revoke(struct api_req *rq, struct api_resp *rs);
