@@ -16,7 +16,7 @@ async function rows(page) {
   return page.$$eval('#fleet-list tbody tr', (trs) => trs.map((tr) => ({
     name: tr.dataset.node,
     cells: [...tr.children].map((c) => c.textContent.trim()),
-    meter: !!tr.querySelector('meter'),
+    meter: !!tr.querySelector('svg.bar[role=img]'),
     spark: !!tr.querySelector('svg.spark polyline'),
   })));
 }

@@ -57,6 +57,17 @@ function sectionHtml(key, n) {
   );
 }
 
+/** The record of a section element (new, or from the first render's markup). */
+function adopt(el, key) {
+  const s = { el, tbody: el.querySelector('tbody'), rows: new Map(), order: '', html: new Map(), wiringText: null, wiring: null, wiringAt: 0 };
+  sections.set(key, s);
+  if (key !== NONE) {
+    clusterObserver.observe(el);
+    wireTopologyEvents(s);
+  }
+  return s;
+}
+
 function getSection(key, n) {
   let s = sections.get(key);
   if (s) {
@@ -69,13 +80,37 @@ function getSection(key, n) {
   el.className = 'cluster';
   el.dataset.cluster = key;
   el.innerHTML = sectionHtml(key, n);
-  s = { el, tbody: el.querySelector('tbody'), rows: new Map(), order: '', html: new Map(), wiringText: null, wiring: null, wiringAt: 0 };
-  sections.set(key, s);
-  if (key !== NONE) {
-    clusterObserver.observe(el);
-    wireTopologyEvents(s);
+  return adopt(el, key);
+}
+
+/**
+ * The first render: every section and row in one piece of markup (one
+ * parse instead of one per section and row), then the records adopted.
+ */
+function firstRender(root, keys, groups) {
+  const rowsOf = new Map();
+  let html = '';
+  for (const k of keys) {
+    const list = groups.get(k);
+    const major = k === NONE ? null : majorityBuild(list);
+    const rows = list.map((n) => rowHtml(n, major));
+    rowsOf.set(k, rows);
+    html += `<section class="cluster" data-cluster="${esc(k)}">` +
+      sectionHtml(k, list.length).replace('<tbody></tbody>', '<tbody>' +
+        list.map((n, i) => `<tr data-node="${esc(n.name)}" class="st-${esc(n.state)}">${rows[i]}</tr>`).join('') + '</tbody>') +
+      '</section>';
   }
-  return s;
+  root.innerHTML = html;
+  [...root.children].forEach((el, j) => {
+    const k = keys[j], list = groups.get(k), rows = rowsOf.get(k);
+    const s = adopt(el, k);
+    [...s.tbody.rows].forEach((tr, i) => {
+      s.rows.set(list[i].name, tr);
+      s.html.set(list[i].name, rows[i]);
+      rowObserver.observe(tr);
+    });
+    s.order = list.map((n) => n.name).join('\n');
+  });
 }
 
 /** The OS build most nodes of a cluster run (null when none is known). */
@@ -99,12 +134,19 @@ function sparkSvg(samples, nowW) {
   return `<svg class="spark" viewBox="0 0 80 20" role="img" aria-label="power over the last hour, ${lo.toFixed(0)} to ${hi.toFixed(0)} W"><polyline points="${d}"/></svg>`;
 }
 
+/** Used/total as a bar: an SVG (a <meter> costs a shadow tree per row). */
+function memBar(f) {
+  const pct = Math.round(Math.min(Math.max(f, 0), 1) * 100);
+  const cls = pct >= 90 ? 'hi' : pct >= 75 ? 'mid' : 'lo';
+  return `<svg class="bar ${cls}" viewBox="0 0 100 10" role="img" aria-label="${pct}% used"><rect class="bg" width="100" height="10"/><rect width="${pct}" height="10"/></svg>`;
+}
+
 function rowHtml(n, major) {
   const x = extra.get(n.name) || {};
   const d = x.detail;
   const used = n.memory_used_bytes, total = n.memory_total_bytes;
   const mem = typeof used === 'number' && typeof total === 'number' && total > 0
-    ? `<meter min="0" max="${total}" value="${used}" low="${total * 0.75}" high="${total * 0.9}" optimum="0" aria-label="memory used">${Math.round((used / total) * 100)}%</meter> <span>${gib(used)} / ${gib(total)}</span>`
+    ? memBar(used / total) + ` <span>${gib(used)} / ${gib(total)}</span>`
     : '—';
   let wired = '…';
   let temp = '…';
@@ -138,6 +180,18 @@ function rowHtml(n, major) {
 function renderSection(s, list) {
   const major = s.el.dataset.cluster === NONE ? null : majorityBuild(list);
   const order = list.map((n) => n.name).join('\n');
+  if (s.order === '' && list.length) {
+    // a new section: every row in one piece of markup
+    const html = list.map((n) => rowHtml(n, major));
+    s.tbody.innerHTML = list.map((n, i) => `<tr data-node="${esc(n.name)}" class="st-${esc(n.state)}">${html[i]}</tr>`).join('');
+    [...s.tbody.rows].forEach((tr, i) => {
+      s.rows.set(list[i].name, tr);
+      s.html.set(list[i].name, html[i]);
+      rowObserver.observe(tr);
+    });
+    s.order = order;
+    return;
+  }
   if (order !== s.order) {
     const seen = new Set(list.map((n) => n.name));
     for (const [name, tr] of s.rows) if (!seen.has(name)) { rowObserver.unobserve(tr); tr.remove(); s.rows.delete(name); s.html.delete(name); }
@@ -182,9 +236,11 @@ export function renderFleet(nodes, clusters) {
   const keys = [...groups.keys()].filter((k) => k !== NONE).sort();
   if (groups.has(NONE) && groups.get(NONE).length) keys.push(NONE);
   const root = $('fleet-list');
+  for (const k of keys) groups.get(k).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (sections.size === 0) firstRender(root, keys, groups);
   let prev = null;
   for (const k of keys) {
-    const list = groups.get(k).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const list = groups.get(k);
     const s = getSection(k, list.length);
     renderSection(s, list);
     const want = prev ? prev.nextSibling : root.firstChild;

@@ -9,6 +9,7 @@ import { clock, now, $ } from './util.js';
 import { renderFleet, refreshVisible, refreshWiring, tickAges } from './fleet.js';
 import { refreshEvents, resetEvents, refreshPanel, placementsHtml, rolloutsHtml } from './panels.js';
 
+performance.mark('tbmesh-modules-loaded');
 const POLL_MS = 1000;
 let timer = null;
 let tick = 0;
@@ -58,6 +59,7 @@ async function poll() {
   try {
     const [n, c] = await Promise.all([get('/v1/nodes'), get('/v1/clusters')]);
     setLive(true);
+    if (firstRender) performance.mark('tbmesh-first-answer');
     const text = JSON.stringify([n, c]);
     if (text !== lastText) {
       lastText = text;
@@ -67,6 +69,8 @@ async function poll() {
       firstRender = false;
       document.body.dataset.rendered = String(n.nodes.length);
       performance.mark('tbmesh-first-render');
+      // and once that frame has been laid out and painted
+      requestAnimationFrame(() => setTimeout(() => performance.mark('tbmesh-first-frame')));
     }
   } catch (e) {
     if (e instanceof ApiError && e.status !== 401 && e.status !== 403) setLive(false, e);

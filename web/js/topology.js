@@ -80,17 +80,23 @@ function marker(cls, x, y) {
   return `<path class="mk" d="M${f(x - 6)} ${f(y - 6)}L${f(x + 6)} ${f(y + 6)}M${f(x + 6)} ${f(y - 6)}L${f(x - 6)} ${f(y + 6)}"/>`;
 }
 
-/** Label positions along a link, away from the labels already placed. */
-function placeLabel(p, c, q, taken) {
-  for (const t of [0.5, 0.38, 0.62, 0.3, 0.7]) {
-    const xy = at(p, c, q, t);
-    if (taken.every((o) => Math.hypot(o[0] - xy[0], o[1] - xy[1]) > 46)) {
-      taken.push(xy);
-      return xy;
+/** Where a label of width wd goes along a link: the first spot, along the
+ *  link or beside it, whose box (with the marker above it) overlaps none of
+ *  the labels already placed. */
+function placeLabel(p, c, q, wd, taken) {
+  const free = (xy) => taken.every((o) => Math.abs(o[0] - xy[0]) > (o[2] + wd) / 2 + 4 || Math.abs(o[1] - xy[1]) > 28);
+  const dx = q[0] - p[0], dy = q[1] - p[1], len = Math.hypot(dx, dy) || 1;
+  for (const side of [0, 30, -30])
+    for (const t of [0.5, 0.38, 0.62, 0.3, 0.7]) {
+      const m = at(p, c, q, t);
+      const xy = [m[0] - (dy / len) * side, m[1] + (dx / len) * side];
+      if (free(xy)) {
+        taken.push([xy[0], xy[1], wd]);
+        return xy;
+      }
     }
-  }
   const xy = at(p, c, q, 0.5);
-  taken.push(xy);
+  taken.push([xy[0], xy[1], wd]);
   return xy;
 }
 
@@ -108,10 +114,10 @@ function linkSvg(it, pos, k, m, taken) {
   if (!p || !q) return '';
   const c = curve(p, q, k, m);
   const st = linkStyle(it.verdict);
-  const mid = placeLabel(p, c, q, taken);
+  const words = it.verdict === 'pass' ? gbps(l.speed_gbps) : st.words + (typeof l.speed_gbps === 'number' ? ' ' + l.speed_gbps + 'G' : '');
+  const mid = placeLabel(p, c, q, (words.length + 2) * 6.5, taken);
   const pa = near(p, c, PORT_AT), pb = near(q, c, PORT_AT);
   const f = (v) => v.toFixed(1);
-  const words = it.verdict === 'pass' ? gbps(l.speed_gbps) : st.words + (typeof l.speed_gbps === 'number' ? ' ' + l.speed_gbps + 'G' : '');
   const label = `${endName(a)} to ${endName(b)}: ${st.words}, ${gbps(l.speed_gbps)}`;
   return (
     `<g class="link ${st.cls}" tabindex="0" role="button" data-key="${esc(it.key)}" data-verdict="${esc(it.verdict)}" aria-label="${esc(label)}">` +
