@@ -212,5 +212,12 @@ int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+/* ctl_history.c: tbctl node history. */
+int ctl_node_history(struct ctl_client *, const struct ctl_args *);
+struct api_sample;
+/* The request of node history (NODE, --since default an hour ago, --limit); 0 or -1 with err. */
+int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
+    size_t errlen);
+int ctl_history_print(FILE *f, const struct api_sample *s, int n);
 
 #endif

@@ -83,6 +83,12 @@ check_jq "with mac1's samples, oldest first" "$TMP/api.out" \
 check_eq "an unknown node's samples: 404" 404 "$(api GET /v1/nodes/nosuch/samples)"
 check_eq "a bad since: 400" 400 "$(api GET '/v1/nodes/mac1/samples?since=soon')"
 check_eq "a bad step: 400" 400 "$(api GET '/v1/nodes/mac1/samples?step=-1')"
+"$BIN/tbctl" node history mac1 --since 10m >"$TMP/hist" 2>&1
+check "tbctl node history prints mac1's samples" sh -c "head -n 1 '$TMP/hist' | grep -q '^TIME *MEMORY *POWER' && [ \$(wc -l <'$TMP/hist') -ge 2 ] && grep -q ' W ' '$TMP/hist'"
+"$BIN/tbctl" node history mac1 --json >"$TMP/hist.json"
+check_jq "tbctl node history --json is the API's answer" "$TMP/hist.json" '.node == "mac1" and (.samples | length) >= 1'
+"$BIN/tbctl" node history nosuch >/dev/null 2>"$TMP/hist.err"
+check_eq "tbctl node history of an unknown node exits 1" 1 $?
 check_eq "without a token: 401" 401 "$(curl -s -o /dev/null -w '%{http_code}' "$CTRL_URL/v1/nodes/mac1/samples")"
 
 "$BIN/tbctl" token create --role viewer --label dashboard-test >"$TMP/viewer" || not_ok "viewer token"
