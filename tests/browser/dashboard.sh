@@ -7,7 +7,11 @@
 #      agent stopped shown unreachable without a reload (the controller's
 #      --unreachable-after is 2 s here), the controller stopped shown.
 #   2. degraded-40g, with the admin token: the 40 Gb/s cable drawn as
-#      degraded, its fix shown on keyboard focus.
+#      degraded, its fix shown on keyboard focus (once the controller has the
+#      wiring API; until then those checks are reported skipped).
+#   3. os-skew: the node on another macOS build marked.
+#   4. the wiring view alone, on answers shaped as the wiring API's contract
+#      (tests/browser/topology/), served by tbcontrollerd from a copy of web/.
 # Screenshots go to $B/screenshots/.  Skipped (77) only where no Chromium
 # can be found or playwright-core cannot be installed.
 . "$(dirname "$0")/../lib/common.sh"
@@ -25,6 +29,7 @@ run_case() {
 	while IFS= read -r line; do
 		case "$line" in
 		"ok - "*) ok "${line#ok - }" ;;
+		"skip - "*) echo "# SKIP ${line#skip - }" ;;
 		"NOT OK - "*) not_ok "${line#NOT OK - }" ;;
 		*) echo "$line" ;;
 		esac
@@ -101,4 +106,16 @@ bg_check_all
 # -- a 40 Gb/s cable --
 cluster tests/scenarios/degraded-40g.json || { not_ok "degraded-40g started"; done_testing; }
 run_case degraded "$CTRL_URL" "$(cat "$ADMIN_TOKEN_FILE")" "$SHOTS"
+bg_check_all
+
+# -- another macOS build on one node --
+cluster tests/scenarios/os-skew.json || { not_ok "os-skew started"; done_testing; }
+run_case osskew "$CTRL_URL" "$(cat "$ADMIN_TOKEN_FILE")" "$SHOTS"
+bg_check_all
+
+# -- the wiring view on the contract's shapes --
+mkdir -p "$TMP/www" && cp -R web/. "$TMP/www/" && cp -R tests/browser/topology "$TMP/www/topology-test" ||
+	not_ok "copy the web root"
+start_controller ctl-topology --web-root "$TMP/www" || { not_ok "controller for the topology"; done_testing; }
+run_case topology "$CTRL_URL" - "$SHOTS"
 done_testing

@@ -8,7 +8,7 @@
 
 import { get, ApiError } from './api.js';
 import { esc, gib, num, age, now, $ } from './util.js';
-import { topologySvg, linkDetail, linkStyle } from './topology.js';
+import { mountWiring, renderWiring } from './topology.js';
 
 const NONE = '\u0000none';          // the key of the "no cluster" section
 const DETAIL_EVERY = 5;             // s between two detail fetches of a row
@@ -63,7 +63,7 @@ function adopt(el, key) {
   sections.set(key, s);
   if (key !== NONE) {
     clusterObserver.observe(el);
-    wireTopologyEvents(s);
+    mountWiring(el);
   }
   return s;
 }
@@ -338,47 +338,6 @@ export function refreshVisible(onError) {
 
 // ---- wiring ----
 
-function renderWiring(s, w) {
-  const v = s.el.querySelector('.verdict');
-  const box = s.el.querySelector('.topo-box');
-  const cls = { 'tensor-ready': 'ok', 'ring-only': 'warn', 'pipeline-only': 'warn' }[w.verdict] || 'bad';
-  const sym = { ok: '✓', warn: '▲', bad: '✗' }[cls];
-  const pass = (w.links || []).filter((l) => l.pass).length;
-  v.innerHTML =
-    `<p><span class="badge ${cls}" data-verdict="${esc(w.verdict)}">${sym} ${esc(w.verdict)}</span> ${esc(w.verdict_text || '')}` +
-    ` <span class="muted">(${pass} of ${(w.links || []).length} links pass; topology ${esc(w.topology || '?')})</span></p>` +
-    ((w.reasons || []).length ? `<ul class="reasons">${w.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : '');
-  const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.dataset.key : null;
-  box.innerHTML = topologySvg(w, 'Thunderbolt cabling of ' + s.el.dataset.cluster);
-  s.el.querySelector('.topo-wrap').hidden = false;
-  if (focused) {
-    const again = [...box.querySelectorAll('.link')].find((g) => g.dataset.key === focused);
-    if (again) again.focus();
-  }
-  if (s.shown) showDetail(s, s.shown);
-}
-
-function showDetail(s, key) {
-  s.shown = key;
-  const html = s.wiring ? linkDetail(s.wiring, key) : '';
-  const panel = s.el.querySelector('.link-detail');
-  if (html && panel.innerHTML !== html) panel.innerHTML = html;
-  for (const g of s.el.querySelectorAll('.link')) g.classList.toggle('active', g.dataset.key === key);
-}
-
-function wireTopologyEvents(s) {
-  const box = s.el.querySelector('.topo-box');
-  const pick = (e) => {
-    const g = e.target.closest && e.target.closest('.link');
-    if (g) showDetail(s, g.dataset.key);
-  };
-  box.addEventListener('mouseover', pick);
-  box.addEventListener('focusin', pick);
-  box.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') { pick(e); e.preventDefault(); }
-  });
-}
-
 function wiringUnavailable(s, msg) {
   s.el.querySelector('.verdict').innerHTML = `<p class="muted">${esc(msg)}</p>`;
   s.el.querySelector('.topo-box').innerHTML = '';
@@ -400,8 +359,7 @@ export function refreshWiring(onError) {
         const text = JSON.stringify(w);
         if (text !== s.wiringText) {
           s.wiringText = text;
-          s.wiring = w;
-          renderWiring(s, w);
+          renderWiring(s.el, w);
         }
       })
       .catch((e) => {
@@ -419,4 +377,3 @@ export function refreshWiring(onError) {
   }
 }
 
-export { linkStyle };

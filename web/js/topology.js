@@ -3,6 +3,9 @@
 // shown by colour AND by the line's dash pattern, a marker shape and words,
 // so that it reads without colour.  Hovering or focusing a link (each one is
 // focusable) shows its evidence and fix in the panel beside the drawing.
+//
+// mountWiring(el) and renderWiring(el, w) work on an element holding
+// .verdict, .topo-wrap, .topo-box and .link-detail (a cluster's section).
 
 import { esc } from './util.js';
 
@@ -60,7 +63,7 @@ function curve(p, q, k, m) {
   const mx = (p[0] + q[0]) / 2, my = (p[1] + q[1]) / 2;
   const dx = q[0] - p[0], dy = q[1] - p[1];
   const len = Math.hypot(dx, dy) || 1;
-  const off = (k - (m - 1) / 2) * 36;
+  const off = (k - (m - 1) / 2) * 48;
   return [mx - (dy / len) * off, my + (dx / len) * off];
 }
 
@@ -177,4 +180,58 @@ export function linkDetail(w, key) {
     `</dl>` +
     (l.fix ? `<p class="fix"><strong>Fix:</strong> ${esc(l.fix)}</p>` : `<p class="fix none">Nothing to fix.</p>`)
   );
+}
+
+// ---- a cluster's wiring view ----
+
+const views = new WeakMap();   // element -> {wiring, shown}
+
+/** The cluster's verdict, reasons and drawing, from a wiring answer w. */
+export function renderWiring(el, w) {
+  const v = views.get(el) || {};
+  views.set(el, v);
+  v.wiring = w;
+  const box = el.querySelector('.topo-box');
+  const cls = { 'tensor-ready': 'ok', 'ring-only': 'warn', 'pipeline-only': 'warn' }[w.verdict] || 'bad';
+  const sym = { ok: '✓', warn: '▲', bad: '✗' }[cls];
+  const pass = (w.links || []).filter((l) => l.pass).length;
+  el.querySelector('.verdict').innerHTML =
+    `<p><span class="badge ${cls}" data-verdict="${esc(w.verdict)}">${sym} ${esc(w.verdict)}</span> ${esc(w.verdict_text || '')}` +
+    ` <span class="muted">(${pass} of ${(w.links || []).length} links pass; topology ${esc(w.topology || '?')})</span></p>` +
+    ((w.reasons || []).length ? `<ul class="reasons">${w.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : '');
+  const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+  box.innerHTML = topologySvg(w, 'Thunderbolt cabling of ' + (w.cluster || ''));
+  el.querySelector('.topo-wrap').hidden = false;
+  if (focused) {
+    const again = [...box.querySelectorAll('.link')].find((g) => g.dataset.key === focused);
+    if (again) again.focus();
+  }
+  if (v.shown) showDetail(el, v.shown);
+}
+
+function showDetail(el, key) {
+  const v = views.get(el);
+  if (!v || !v.wiring) return;
+  v.shown = key;
+  const html = linkDetail(v.wiring, key);
+  const panel = el.querySelector('.link-detail');
+  if (html && panel.innerHTML !== html) panel.innerHTML = html;
+  for (const g of el.querySelectorAll('.link')) g.classList.toggle('active', g.dataset.key === key);
+}
+
+/** Show a link's details when it is hovered, focused, or pressed with Enter or Space. */
+export function mountWiring(el) {
+  const box = el.querySelector('.topo-box');
+  const pick = (e) => {
+    const g = e.target.closest && e.target.closest('.link');
+    if (g) showDetail(el, g.dataset.key);
+  };
+  box.addEventListener('mouseover', pick);
+  box.addEventListener('focusin', pick);
+  box.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      pick(e);
+      e.preventDefault();
+    }
+  });
 }
