@@ -38,6 +38,7 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
+	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -62,6 +63,7 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	int accept;
 	int json;
 	int help;
 };
@@ -204,6 +206,7 @@ int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
+int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
 int ctl_token_create(struct ctl_client *, const struct ctl_args *);
 int ctl_token_list(struct ctl_client *, const struct ctl_args *);
@@ -211,6 +214,8 @@ int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
 int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
 /* ctl_history.c: tbctl node history. */
 int ctl_node_history(struct ctl_client *, const struct ctl_args *);

@@ -240,6 +240,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 		a->help = 1;
 		return 0;
 	}
+	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
+		a->accept = 1;
+		return 0;
+	}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {
 		if (!(cmd->opts & cmd_opts[k].bit))
 			continue;

@@ -46,7 +46,7 @@ cluster() {
 	"$BIN/tbctl" cluster create "$c" >/dev/null || return 1
 	for n in $(jq -r '.nodes[].name' "$scen"); do
 		mkdir -p "$TMP/$c-$n"
-		"$BIN/tbctl" token create --ttl 10m --cluster "$c" >"$TMP/$c-$n/boot" || return 1
+		"$BIN/tbctl" token create --ttl 10m --cluster "$c" --accept >"$TMP/$c-$n/boot" || return 1
 		start_agent "agent-$c-$n" --backend sim --scenario "$scen" --node "$n" --interval 1 \
 			--controller "$CTRL_URL" --bootstrap-token-file "$TMP/$c-$n/boot" \
 			--state-dir "$TMP/$c-$n" || return 1
