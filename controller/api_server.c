@@ -78,6 +78,10 @@ static const struct route {
 	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
 	{ "POST", "/v1/clusters/", "/allow", ADMIN, api_cluster_allow },
 	{ "POST", "/v1/clusters/", "/disallow", ADMIN, api_cluster_disallow },
+	{ "GET", "/v1/clusters/", "/wiring", VIEWER, api_wiring_get },
+	{ "GET", "/v1/clusters/", "/wiring/plan", VIEWER, api_wiring_plan_get },
+	{ "PUT", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_put },
+	{ "POST", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_propose },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

@@ -84,5 +84,9 @@ void api_events_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_create(struct api_req *rq, struct api_resp *rs);
 void api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs);
+void api_wiring_get(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_get(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_put(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs);
 
 #endif

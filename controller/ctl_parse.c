@@ -223,6 +223,7 @@ static const struct {
 	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
+	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */
@@ -242,6 +243,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 	}
 	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
 		a->accept = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_SAVE) && strcmp(s, "--save") == 0) {
+		a->save = 1;
 		return 0;
 	}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {
