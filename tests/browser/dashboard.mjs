@@ -1,13 +1,11 @@
 // The dashboard's browser tests, one case per run (dashboard.sh starts the
 // controller and the simulated agents, then runs each case):
 //   node dashboard.mjs mesh4 URL TOKEN SHOTDIR AGENT_PID CTRL_PID
-//     four nodes, their figures, six passing links (when the controller has
-//     the wiring API), a wrong token refused, an agent stopped (SIGTERM to
+//     four nodes, their figures, six passing links, a wrong token refused, an agent stopped (SIGTERM to
 //     AGENT_PID) shown unreachable without a reload, the controller stopped
 //     (SIGTERM to CTRL_PID) shown unreachable.
 //   node dashboard.mjs degraded URL TOKEN SHOTDIR
-//     the 40 Gb/s cable drawn as degraded; its fix shown on keyboard focus
-//     (when the controller has the wiring API).
+//     the 40 Gb/s cable drawn as degraded; its fix shown on keyboard focus.
 //   node dashboard.mjs osskew URL TOKEN SHOTDIR
 //     the node on another macOS build marked, the others not.
 //   node dashboard.mjs topology URL - SHOTDIR
@@ -15,7 +13,7 @@
 //     API's contract (tests/browser/topology/*.json): verdicts told apart by
 //     dash, marker and words, not colour alone; evidence and fix on focus;
 //     two cables between one pair, a missing and an unexpected cable.
-import { launch, ok, skip, failures, loggedIn, shot, api } from './lib.mjs';
+import { launch, ok, failures, loggedIn, shot, api } from './lib.mjs';
 
 const [, , which, url, token, shots, agentPid, ctrlPid] = process.argv;
 const T = 20000;
@@ -77,7 +75,7 @@ async function mesh4(browser) {
     ok(v.length === 6 && v.every((x) => x === 'pass'), 'six passing links drawn', v.join(','));
     const verdict = await page.textContent('section[data-cluster=studio4] .verdict');
     ok(/tensor-ready/.test(verdict), 'cluster verdict tensor-ready on top', verdict);
-  } else skip('wiring checks: this controller has no GET /v1/clusters/{name}/wiring yet');
+  } else ok(false, 'the controller answers GET /v1/clusters/studio4/wiring');
   await shot(page, shots, 'mesh4');
 
   // an agent stops: its node turns unreachable without a reload
@@ -131,12 +129,7 @@ async function degraded(browser) {
   await page.waitForFunction(() => document.querySelectorAll('#fleet-list tbody tr').length > 0, null, { timeout: T });
   const cluster = await page.$eval('#fleet-list section.cluster', (s) => s.dataset.cluster);
   const w = await hasWiring(cluster);
-  if (!w) {
-    skip('degraded-link checks: this controller has no GET /v1/clusters/{name}/wiring yet');
-    ok(true, 'the page rendered the 40 Gb/s cluster');
-    await shot(page, shots, 'degraded-40g');
-    return;
-  }
+  if (!ok(!!w, `the controller answers GET /v1/clusters/${cluster}/wiring`)) return;
   const bad = (w.links || []).find((l) => l.verdict === 'degraded');
   ok(!!bad, 'the API calls one link degraded', JSON.stringify((w.links || []).map((l) => l.verdict)));
   if (bad) await checkDegraded(page, `section[data-cluster="${cluster}"]`, bad);

@@ -7,8 +7,7 @@
 #      agent stopped shown unreachable without a reload (the controller's
 #      --unreachable-after is 2 s here), the controller stopped shown.
 #   2. degraded-40g, with the admin token: the 40 Gb/s cable drawn as
-#      degraded, its fix shown on keyboard focus (once the controller has the
-#      wiring API; until then those checks are reported skipped).
+#      degraded, its fix shown on keyboard focus.
 #   3. os-skew: the node on another macOS build marked.
 #   4. the wiring view alone, on answers shaped as the wiring API's contract
 #      (tests/browser/topology/), served by tbcontrollerd from a copy of web/.
