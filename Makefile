@@ -4,7 +4,7 @@
 #   make check           install missing dependencies, build, run every test
 #   make bench           run the benchmarks under tests/bench/
 #   make demo            build and start a simulated cluster
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (the dashboard in $(DATADIR)/web)
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
 # Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
@@ -71,6 +71,9 @@ AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/%.o)
 CTL_OBJ := $(CTL_SRC:%.c=$(B)/%.o)
 CONTROLLER_OBJ := $(CONTROLLER_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+WEB_FILES := $(sort $(wildcard web/*.html web/*.css))
+WEB_JS := $(sort $(wildcard web/js/*.js))
 
 PROGRAMS := $(B)/tbagentd
 ifneq ($(wildcard controller/tbcontrollerd.c),)
@@ -160,6 +163,9 @@ install: $(PROGRAMS)
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
 	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
+	install -d $(DESTDIR)$(DATADIR)/web/js
+	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
+	install -m 0644 $(WEB_JS) $(DESTDIR)$(DATADIR)/web/js/
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
@@ -167,6 +173,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
 	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(WEB_FILES) $(WEB_JS))
+	-rmdir $(DESTDIR)$(DATADIR)/web/js $(DESTDIR)$(DATADIR)/web 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:

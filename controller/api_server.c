@@ -67,6 +67,7 @@ static const struct route {
 	{ "POST", "/v1/nodes/", "/cordon", ADMIN, api_node_cordon },
 	{ "POST", "/v1/nodes/", "/uncordon", ADMIN, api_node_uncordon },
 	{ "POST", "/v1/nodes/", "/down", ADMIN, api_node_down },
+	{ "GET", "/v1/nodes/", "/samples", VIEWER, api_node_samples },
 	{ "POST", "/v1/nodes/", "/accept", ADMIN, api_node_accept },
 	{ "POST", "/v1/tokens", NULL, ADMIN, api_tokens_create },
 	{ "GET", "/v1/tokens", NULL, ADMIN, api_tokens_list },

@@ -73,6 +73,7 @@ void api_node_remove(struct api_req *rq, struct api_resp *rs);
 void api_node_cordon(struct api_req *rq, struct api_resp *rs);
 void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
 void api_node_down(struct api_req *rq, struct api_resp *rs);
+void api_node_samples(struct api_req *rq, struct api_resp *rs);
 void api_node_accept(struct api_req *rq, struct api_resp *rs);
 void api_cluster_allow(struct api_req *rq, struct api_resp *rs);
 void api_cluster_disallow(struct api_req *rq, struct api_resp *rs);

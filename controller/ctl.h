@@ -233,4 +233,12 @@ struct wiring_plan_doc;
 int ctl_wiring_print(FILE *f, const struct wiring_result *r);
 int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
 
+/* ctl_history.c: tbctl node history. */
+int ctl_node_history(struct ctl_client *, const struct ctl_args *);
+struct api_sample;
+/* The request of node history (NODE, --since default an hour ago, --limit); 0 or -1 with err. */
+int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
+    size_t errlen);
+int ctl_history_print(FILE *f, const struct api_sample *s, int n);
+
 #endif

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "api_samples.h"
 #include "report.h"
 
 #define INV_NOTFOUND 1
@@ -168,6 +169,14 @@ int inv_report_store(struct inv *inv, const struct inv_report_in *in);
 int64_t inv_samples_prune(struct inv *inv, double before);
 /* Samples of a node ("" every node's; 0 for an unknown node), or -1. */
 int64_t inv_samples_count(struct inv *inv, const char *node);
+/*
+ * A node's samples from since on, oldest first (inventory_samples.c): each
+ * one (step 0) or the latest of each step-second interval with power
+ * averaged (step > 0); at most limit, the newest.  *out malloc'd (free it).
+ * INV_NOTFOUND for an unknown node.
+ */
+int inv_samples_list(struct inv *inv, const char *node, double since, double step, int limit,
+    struct api_sample **out, int *n);
 
 /* ---- clusters ---- */
 int inv_cluster_add(struct inv *inv, const char *name, double now);   /* INV_CONFLICT if exists */

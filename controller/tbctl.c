@@ -31,6 +31,13 @@ static const struct ctl_cmd commands[] = {
 	  "Thunderbolt ports and peers, bridge, RDMA, memory, power, temperatures\n"
 	  "and collection errors.\n",
 	  0, 1, 1, ctl_node_show },
+	{ "node history", "NODE [--since TIME] [--limit N]",
+	  "Show a node's samples, oldest first: memory used/total, power and the\n"
+	  "negotiated speed of each Thunderbolt port, as stored from its reports.\n"
+	  "  --since TIME      from this time (unix seconds, 2025-11-22T03:40:01Z) or\n"
+	  "                    this long ago (10m, 2h); default 1h\n"
+	  "  --limit N         at most N samples, the newest (default and most 10000)\n",
+	  CTL_OPT_SINCE | CTL_OPT_LIMIT, 1, 1, ctl_node_history },
 	{ "node cordon", "NODE --reason TEXT",
 	  "Stop new placements on a node.\n"
 	  "  --reason TEXT     why (required; kept in the event log)\n",

@@ -16,6 +16,7 @@
  *   POST   /v1/nodes/{name}/cordon         admin   {"reason":"..."} -> api_node
  *   POST   /v1/nodes/{name}/uncordon       admin   {} -> api_node
  *   POST   /v1/nodes/{name}/down           admin   {"reason":"..."} -> api_node
+ *   GET    /v1/nodes/{name}/samples?since=T&step=S&limit=L  viewer  (api_samples.h)
  *   POST   /v1/nodes/{name}/accept         admin   {"reason":"..."} (optional) -> api_node
  *   POST   /v1/tokens                      admin   api_token_request -> 201 api_token (+ "token")
  *   GET    /v1/tokens                      admin   {"tokens":[api_token...]} (never secrets)
