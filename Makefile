@@ -50,7 +50,7 @@ endif
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -DTBMESH_DATADIR='"$(DATADIR)"' -Iproto -Iagent -Icontroller \
 	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
@@ -157,6 +157,7 @@ install: $(PROGRAMS)
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
 	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
+	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
@@ -164,6 +165,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
 	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
+	rm -f $(DESTDIR)$(DATADIR)/catalog.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:
