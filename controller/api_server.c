@@ -74,6 +74,14 @@ static const struct route {
 	{ "GET", "/v1/clusters", NULL, VIEWER, api_clusters_list },
 	{ "POST", "/v1/clusters", NULL, ADMIN, api_clusters_create },
 	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
+	{ "GET", "/v1/models", NULL, VIEWER, api_models_list },
+	{ "POST", "/v1/models", NULL, ADMIN, api_models_add },
+	{ "POST", "/v1/placements/plan", NULL, VIEWER, api_placements_plan },
+	{ "POST", "/v1/placements", NULL, ADMIN, api_placements_create },
+	{ "GET", "/v1/placements", NULL, VIEWER, api_placements_list },
+	{ "GET", "/v1/placements/", "", VIEWER, api_placement_show },
+	{ "DELETE", "/v1/placements/", "", ADMIN, api_placement_remove },
+	{ "POST", "/v1/placements/", "/replan", VIEWER, api_placement_replan },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

@@ -38,6 +38,11 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
+	CTL_OPT_STRATEGY = 1 << 8,
+	CTL_OPT_CONTEXT = 1 << 9,
+	CTL_OPT_NODES = 1 << 10,
+	CTL_OPT_HOSTFILE = 1 << 11,
+	CTL_OPT_APPLY = 1 << 12,     /* a flag: --apply */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -62,6 +67,11 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	const char *strategy;
+	const char *context;
+	const char *nodes;
+	const char *hostfile;
+	int apply;
 	int json;
 	int help;
 };
@@ -198,7 +208,23 @@ int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *
 int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 
-/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c). */
+/* ctl_place.c: what tbctl place, placements and models print. */
+struct plan;
+struct plan_request;
+struct catalog_model;
+/*
+ * tbctl place's arguments into a request: MODEL, --cluster, --strategy,
+ * --context, --nodes a,b,c.  0, or -1 with a message for a usage error.
+ */
+int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
+    size_t errlen);
+/* The plan for people; hostfile: the file it was written to (NULL: none). */
+int ctl_plan_print(FILE *f, const struct plan *p, const char *hostfile);
+int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
+int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
+
+/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c,
+ * ctl_place.c). */
 int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
 int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
@@ -212,5 +238,12 @@ int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+int ctl_models_list(struct ctl_client *, const struct ctl_args *);
+int ctl_models_add(struct ctl_client *, const struct ctl_args *);
+int ctl_place(struct ctl_client *, const struct ctl_args *);
+int ctl_placements_list(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_show(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_replan(struct ctl_client *, const struct ctl_args *);
 
 #endif

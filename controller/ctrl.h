@@ -13,6 +13,7 @@
 #include "registry.h"
 
 struct ingest;
+struct catalog_model;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -37,6 +38,9 @@ struct ctrl {
 	struct ingest *ingest;
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
+	struct catalog_model *models; /* the model catalog (malloc'd); guarded by inv_mu */
+	int n_models;
+	int64_t place_headroom;       /* bytes kept free on every node by placements */
 	struct ctrl_counters ctr;
 };
 
