@@ -84,7 +84,7 @@ LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
-	$(B)/tests/bench/bare204
+	$(B)/tests/bench/bare204 $(B)/tests/bench/placebench
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -122,6 +122,9 @@ $(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
 
 $(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl libcjson) -lm
+
+$(B)/tests/bench/placebench: $(B)/tests/bench/placebench.o $(B)/libcontroller.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONTROLLER_LIBS)
 
 $(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libmicrohttpd) -lpthread
