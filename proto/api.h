@@ -23,6 +23,14 @@
  *   GET    /v1/clusters                    viewer  {"clusters":[api_cluster...]}
  *   POST   /v1/clusters                    admin   {"name":"..."} -> 201 api_cluster
  *   POST   /v1/clusters/{name}/nodes       admin   {"nodes":["mac1",...]} -> api_cluster
+ *   GET    /v1/models                      viewer  {"models":[catalog model...]} (catalog.h)
+ *   POST   /v1/models                      admin   a catalog model -> 201 the model
+ *   POST   /v1/placements/plan             viewer  plan_request -> plan (plan.h); 422 no fit
+ *   POST   /v1/placements                  admin   plan_request -> 201 plan, recorded
+ *   GET    /v1/placements                  viewer  {"placements":[plan...]}
+ *   GET    /v1/placements/{id}             viewer  plan (with id, state, reason)
+ *   DELETE /v1/placements/{id}             admin   204
+ *   POST   /v1/placements/{id}/replan      viewer  {} -> plan proposed on what is left
  *
  * Authentication: "Authorization: Bearer <token>".  Roles, from most to
  * least: admin > viewer; node and bootstrap tokens only reach the two agent
