@@ -62,9 +62,15 @@ api_models_add(struct api_req *rq, struct api_resp *rs)
 	free(json);
 }
 
-/* Plan the body's request; 0 with *p filled, or an error already in rs. */
+static int store(struct ctrl *c, struct plan *p, double now, const char *actor);
+
+/*
+ * Plan the body's request (and record it when apply: under the same hold of
+ * inv_mu, so that two applies cannot both count the same free memory); 0
+ * with *p filled, or -1 with the error already in rs.
+ */
 static int
-plan_request(struct api_req *rq, struct api_resp *rs, struct plan *p)
+plan_request(struct api_req *rq, struct api_resp *rs, struct plan *p, int apply)
 {
 	struct plan_request req;
 	char err[1200];
@@ -75,6 +81,8 @@ plan_request(struct api_req *rq, struct api_resp *rs, struct plan *p)
 	}
 	pthread_mutex_lock(&rq->c->inv_mu);
 	int status = placement_make(rq->c, &req, 0, p, err, sizeof(err));
+	if (status == 0 && apply && store(rq->c, p, rq->now, rq->actor) != 0)
+		status = 503;
 	pthread_mutex_unlock(&rq->c->inv_mu);
 	if (status == 503)
 		api_error(rs, 503, "the inventory is not available");
@@ -92,7 +100,7 @@ api_placements_plan(struct api_req *rq, struct api_resp *rs)
 		api_error(rs, 503, "out of memory");
 		return;
 	}
-	if (plan_request(rq, rs, p) == 0)
+	if (plan_request(rq, rs, p, 0) == 0)
 		api_body(rs, 200, plan_json(p));
 	free(p);
 }
@@ -136,15 +144,8 @@ api_placements_create(struct api_req *rq, struct api_resp *rs)
 		api_error(rs, 503, "out of memory");
 		return;
 	}
-	if (plan_request(rq, rs, p) == 0) {
-		pthread_mutex_lock(&rq->c->inv_mu);
-		int rc = store(rq->c, p, rq->now, rq->actor);
-		pthread_mutex_unlock(&rq->c->inv_mu);
-		if (rc == 0)
-			api_body(rs, 201, plan_json(p));
-		else
-			api_error(rs, 503, "the inventory could not store it");
-	}
+	if (plan_request(rq, rs, p, 1) == 0)
+		api_body(rs, 201, plan_json(p));
 	free(p);
 }
 

@@ -93,6 +93,11 @@ ctx_init(struct pctx *c, const struct catalog_model *m, const struct catalog_var
 	}
 	for (int i = 0; i < in->n_nodes; i++) {
 		const struct place_node *nd = &in->nodes[i];
+		if (o->exact && !nd->available) {
+			snprintf(err, errlen, "%s was asked for but is %s", nd->name,
+			    nd->unavailable_why[0] ? nd->unavailable_why : "not ready");
+			return -1;
+		}
 		double gbs = place_chip_bandwidth_gbs(nd->chip);
 		c->usable[i] = place_usable_bytes(nd, o->headroom_bytes);
 		c->bw[i] = (gbs > 0 ? gbs : BW_UNKNOWN_GBS) * 1e9;
@@ -369,7 +374,8 @@ refuse(const struct plan *p, enum plan_strategy asked, char why[][256], char *er
 
 	if (asked == PLAN_SINGLE || asked == PLAN_TENSOR || asked == PLAN_PIPELINE) {
 		int i = asked == PLAN_SINGLE ? 0 : asked == PLAN_TENSOR ? 1 : 2;
-		snprintf(err, errlen, "%s: %s", names[i], why[i]);
+		int named = strncmp(why[i], names[i], strlen(names[i])) == 0;
+		snprintf(err, errlen, "%s%s%s", named ? "" : names[i], named ? "" : ": ", why[i]);
 	} else {
 		snprintf(err, errlen, "%s does not fit on %s: single: %s; tensor: %s; pipeline: %s",
 		    p->model, p->cluster[0] ? p->cluster : "these nodes", why[0], why[1], why[2]);

@@ -309,7 +309,7 @@ test_ring_order_and_missing_link(void **state)
 	/* mesh4 without mac3-mac4, all four nodes asked for */
 	mesh4(2, 3);
 	assert_int_equal(plan_for("deepseek-v3.1:4bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
-	assert_string_equal(err, "tensor: tensor needs a full RDMA mesh: mac3 to mac4 is missing");
+	assert_string_equal(err, "tensor needs a full RDMA mesh: mac3 to mac4 is missing");
 	/* a link whose RDMA is off names its verdict; pipeline falls back to TCP */
 	mesh4(-1, -1);
 	for (int i = 0; i < in->n_links; i++)
@@ -338,6 +338,12 @@ test_refusals(void **state)
 	in->n_links = 0;
 	assert_int_equal(plan_for("qwen3-coder-480b-a35b:8bit", PLAN_SINGLE, 0, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "on mac1, which has 404 GB usable"));
+	/* a node asked for that is not ready is named */
+	mesh4(-1, -1);
+	in->nodes[3].available = 0;
+	snprintf(in->nodes[3].unavailable_why, sizeof(in->nodes[3].unavailable_why), "cordoned");
+	assert_int_equal(plan_for("llama-3.3-70b:4bit", PLAN_AUTO, 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "mac4 was asked for but is cordoned");
 	/* a cordoned node takes nothing */
 	mesh4(-1, -1);
 	for (int i = 0; i < 4; i++)
