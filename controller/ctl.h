@@ -38,11 +38,11 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
-	CTL_OPT_STRATEGY = 1 << 8,
-	CTL_OPT_CONTEXT = 1 << 9,
-	CTL_OPT_NODES = 1 << 10,
-	CTL_OPT_HOSTFILE = 1 << 11,
-	CTL_OPT_APPLY = 1 << 12,     /* a flag: --apply */
+	CTL_OPT_STRATEGY = 1 << 16,  /* placement's, from bit 16 */
+	CTL_OPT_CONTEXT = 1 << 17,
+	CTL_OPT_NODES = 1 << 18,
+	CTL_OPT_HOSTFILE = 1 << 19,
+	CTL_OPT_APPLY = 1 << 20,     /* a flag: --apply */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -219,7 +219,7 @@ struct catalog_model;
 int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
     size_t errlen);
 /* The plan for people; hostfile: the file it was written to (NULL: none). */
-int ctl_plan_print(FILE *f, const struct plan *p, const char *hostfile);
+int ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile);
 int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
 int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
 

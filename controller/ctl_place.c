@@ -110,7 +110,7 @@ ranks_table(FILE *f, const struct plan *p)
 }
 
 int
-ctl_plan_print(FILE *f, const struct plan *p, const char *hostfile)
+ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile)
 {
 	fprintf(f, "%s on %s: %s over %d node%s, backend %s, %lld-token context, batch %d",
 	    p->model, p->cluster, plan_strategy_str(p->strategy), p->n_ranks,
@@ -324,7 +324,7 @@ show_plan_reply(struct ctl_client *cl, const struct ctl_args *a, const struct ct
 		rc = write_hostfile(a->hostfile, p);
 	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
 		rc = ctl_json_print(r->body, r->len);
-	else if (rc == CTL_EXIT_OK && ctl_plan_print(stdout, p, a->hostfile) == -1)
+	else if (rc == CTL_EXIT_OK && ctl_placement_print(stdout, p, a->hostfile) == -1)
 		rc = ctl_fail("out of memory");
 	free(p);
 	return rc;

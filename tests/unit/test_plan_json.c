@@ -172,7 +172,7 @@ test_plan_print(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	assert_int_equal(ctl_plan_print(f, p, "/tmp/h.json"), 0);
+	assert_int_equal(ctl_placement_print(f, p, "/tmp/h.json"), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "kimi-k2-thinking:4bit on lab: pipeline over"));
 	assert_non_null(strstr(buf, "\nRANK  NODE  LAYERS"));
