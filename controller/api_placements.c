@@ -80,7 +80,7 @@ plan_request(struct api_req *rq, struct api_resp *rs, struct plan *p, int apply)
 		return -1;
 	}
 	pthread_mutex_lock(&rq->c->inv_mu);
-	int status = placement_make(rq->c, &req, 0, p, err, sizeof(err));
+	int status = placement_make(rq->c, &req, 0, rq->now, p, err, sizeof(err));
 	if (status == 0 && apply && store(rq->c, p, rq->now, rq->actor) != 0)
 		status = 503;
 	pthread_mutex_unlock(&rq->c->inv_mu);
@@ -290,7 +290,7 @@ api_placement_replan(struct api_req *rq, struct api_resp *rs)
 		req.context = old->context;
 		req.batch = old->batch;
 		pthread_mutex_lock(&rq->c->inv_mu);
-		int status = placement_make(rq->c, &req, id, p, err, sizeof(err));
+		int status = placement_make(rq->c, &req, id, rq->now, p, err, sizeof(err));
 		pthread_mutex_unlock(&rq->c->inv_mu);
 		if (status == 0)
 			api_body(rs, 200, plan_json(p));

@@ -133,11 +133,12 @@ latest_report(struct ctrl *c, const char *name)
 
 /* Fill in with the cluster's nodes (those of req->nodes when given) and links. */
 static int
-build_input(struct ctrl *c, const struct plan_request *req, int64_t except,
+build_input(struct ctrl *c, const struct plan_request *req, int64_t except, double now,
     struct place_input *in, char *err, size_t errlen)
 {
 	struct api_node *nodes = NULL;
 	struct report *reports[PLACE_NODES_MAX] = { 0 };
+	struct placement_seen seen[PLACE_NODES_MAX];
 	int n = 0;
 
 	if (inv_node_list(c->inv, &nodes, &n) != 0)
@@ -147,6 +148,9 @@ build_input(struct ctrl *c, const struct plan_request *req, int64_t except,
 			continue;
 		reports[in->n_nodes] = latest_report(c, nodes[i].name);
 		input_node(c, &nodes[i], reports[in->n_nodes], except, &in->nodes[in->n_nodes]);
+		seen[in->n_nodes].report = reports[in->n_nodes];
+		seen[in->n_nodes].state = nodes[i].state;
+		seen[in->n_nodes].report_at = nodes[i].last_report_at;
 		in->n_nodes++;
 	}
 	free(nodes);
@@ -162,14 +166,14 @@ build_input(struct ctrl *c, const struct plan_request *req, int64_t except,
 		}
 	}
 	if (status == 0)
-		placement_links_fill(in, (const struct report *const *)reports);
+		placement_links_fill(in, seen, now, c->unreachable_after);
 	for (int i = 0; i < in->n_nodes; i++)
 		free(reports[i]);
 	return status;
 }
 
 int
-placement_make(struct ctrl *c, const struct plan_request *req, int64_t except,
+placement_make(struct ctrl *c, const struct plan_request *req, int64_t except, double now,
     struct plan *out, char *err, size_t errlen)
 {
 	const struct catalog_model *m;
@@ -183,7 +187,7 @@ placement_make(struct ctrl *c, const struct plan_request *req, int64_t except,
 	if (in == NULL)
 		return 503;
 	if ((status = pick_cluster(c, req->cluster, in->cluster, err, errlen)) == 0 &&
-	    (status = build_input(c, req, except, in, err, errlen)) == 0) {
+	    (status = build_input(c, req, except, now, in, err, errlen)) == 0) {
 		place_opts_init(&o);
 		o.strategy = req->strategy;
 		o.context = req->context > 0 ? req->context : PLAN_CONTEXT_DEFAULT;

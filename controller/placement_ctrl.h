@@ -22,13 +22,13 @@ int placement_catalog_load(struct ctrl *c, const char *path, int required, char 
     size_t errlen);
 
 /*
- * Plan req on its cluster.  except: a placement whose memory is not counted
- * as held (replanning it), 0 none.  0 and *out filled; otherwise an HTTP
+ * Plan req on its cluster at now.  except: a placement whose memory is not
+ * counted as held (replanning it), 0 none.  0 and *out filled; otherwise an HTTP
  * status (400 bad request, 404 unknown model/cluster/node, 422 does not fit,
  * 503 inventory) with the reason in err.
  */
 int placement_make(struct ctrl *c, const struct plan_request *req, int64_t except,
-    struct plan *out, char *err, size_t errlen);
+    double now, struct plan *out, char *err, size_t errlen);
 
 /*
  * A node left the states that run a model (now st): mark the active
@@ -36,12 +36,21 @@ int placement_make(struct ctrl *c, const struct plan_request *req, int64_t excep
  */
 void placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double now);
 
-/*
- * The links between the nodes of in (in->nodes filled), from their latest
- * reports (reports[i] for in->nodes[i], NULL when none): the adapter from
- * what the cluster reports to struct place_link.
- */
+/* What the controller knows of node i of a place_input, for the links. */
 struct report;
-void placement_links_fill(struct place_input *in, const struct report *const *reports);
+struct placement_seen {
+	const struct report *report;    /* the latest; NULL none */
+	enum node_state state;
+	double report_at;               /* when it arrived; NAN never */
+};
+
+/*
+ * The links between the nodes of in (in->nodes filled; seen[i] for
+ * in->nodes[i]), at now, a report older than stale_after seconds being
+ * stale: the one adapter from what the cluster reports to struct
+ * place_link.
+ */
+void placement_links_fill(struct place_input *in, const struct placement_seen *seen,
+    double now, double stale_after);
 
 #endif

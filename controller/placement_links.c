@@ -89,8 +89,15 @@ pair_link(const struct report *ra, const struct report *rb, struct place_link *l
 }
 
 void
-placement_links_fill(struct place_input *in, const struct report *const *reports)
+placement_links_fill(struct place_input *in, const struct placement_seen *seen, double now,
+    double stale_after)
 {
+	const struct report *reports[PLACE_NODES_MAX];
+
+	for (int i = 0; i < in->n_nodes; i++)
+		reports[i] = seen[i].report;
+	(void)now;
+	(void)stale_after;
 	in->n_links = 0;
 	for (int a = 0; a < in->n_nodes; a++)
 		for (int b = a + 1; b < in->n_nodes; b++) {
