@@ -38,6 +38,7 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
+	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
 	CTL_OPT_STRATEGY = 1 << 16,  /* placement's, from bit 16 */
 	CTL_OPT_CONTEXT = 1 << 17,
 	CTL_OPT_NODES = 1 << 18,
@@ -67,6 +68,7 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	int accept;
 	const char *strategy;
 	const char *context;
 	const char *nodes;
@@ -230,6 +232,7 @@ int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
+int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
 int ctl_token_create(struct ctl_client *, const struct ctl_args *);
 int ctl_token_list(struct ctl_client *, const struct ctl_args *);
@@ -237,6 +240,8 @@ int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
 int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
 int ctl_models_list(struct ctl_client *, const struct ctl_args *);
 int ctl_models_add(struct ctl_client *, const struct ctl_args *);

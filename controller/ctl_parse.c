@@ -244,6 +244,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 		a->help = 1;
 		return 0;
 	}
+	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
+		a->accept = 1;
+		return 0;
+	}
 	if ((cmd->opts & CTL_OPT_APPLY) && strcmp(s, "--apply") == 0) {
 		a->apply = 1;
 		return 0;

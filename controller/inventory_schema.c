@@ -9,7 +9,7 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 2).  Times are unix seconds (REAL).  NULL is "unknown" or
+ * Schema (version 2; version 4 adds what its migration says).  Times are unix seconds (REAL).  NULL is "unknown" or
  * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
  * "bootstrap"); the code validates them, so a new value needs no table
@@ -125,6 +125,28 @@ static const char *const migrations[] = {
 	"DROP TABLE samples;"
 	"ALTER TABLE samples_v2 RENAME TO samples;",
 
+	/*
+	 * 4: zero-touch enrolment.  tokens.accept (a bootstrap token whose nodes
+	 * are accepted at enrolment), tokens.pending (a node token of a
+	 * re-enrolment not yet accepted), nodes.accepted (accepted, ready at its
+	 * next healthy report), cluster_allow (serials accepted at enrolment,
+	 * per cluster) and enrol_requests (a pending re-enrolment: its token and
+	 * its latest report, kept apart from the node's record).
+	 */
+	"ALTER TABLE tokens ADD COLUMN accept INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE tokens ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE nodes ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE cluster_allow ("
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+	"  serial TEXT NOT NULL,"
+	"  PRIMARY KEY (cluster_id, serial)) WITHOUT ROWID;"
+	"CREATE TABLE enrol_requests ("
+	"  token_id TEXT PRIMARY KEY NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,"
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  requested_at REAL NOT NULL,"
+	"  received_at REAL NOT NULL,"
+	"  report_json TEXT NOT NULL);"
+	"CREATE INDEX enrol_requests_node ON enrol_requests(node_id);",
 	/* next (placement): models added through the API (the catalog file holds
 	 * the shipped ones), placements applied, and the bytes each holds on each
 	 * of its nodes (names, not keys: a placement outlives a removed node). */
