@@ -15,6 +15,7 @@
 #include "ingest.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "wmon.h"
 
 /* Decode and check the report in the body; 0, or an error already in rs. */
 /*
@@ -389,6 +390,7 @@ api_report(struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	inv_report_summarize(&r, &it->sum);
+	wmon_report(rq->c->wmon, n.name, &r);   /* a hash; more only when wiring changed */
 	it->healthy = lc_report_healthy(&r, why, sizeof(why));
 	it->json = rq->body;
 	it->json_len = rq->body_len;

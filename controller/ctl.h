@@ -39,6 +39,8 @@ enum ctl_opt {
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
 	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
+	CTL_OPT_TOPOLOGY = 1 << 9,
+	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
 	CTL_OPT_STRATEGY = 1 << 16,  /* placement's, from bit 16 */
 	CTL_OPT_CONTEXT = 1 << 17,
 	CTL_OPT_NODES = 1 << 18,
@@ -69,6 +71,8 @@ struct ctl_args {
 	const char *since;
 	const char *limit;
 	int accept;
+	const char *topology;
+	int save;
 	const char *strategy;
 	const char *context;
 	const char *nodes;
@@ -243,6 +247,17 @@ int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_check(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_plan(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_import(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_export(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_expect(struct ctl_client *, const struct ctl_args *);
+
+/* ctl_wiring.c: a wiring check and a cabling plan for people. 0, or -1 (memory). */
+struct wiring_result;
+struct wiring_plan_doc;
+int ctl_wiring_print(FILE *f, const struct wiring_result *r);
+int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
 int ctl_models_list(struct ctl_client *, const struct ctl_args *);
 int ctl_models_add(struct ctl_client *, const struct ctl_args *);
 int ctl_place(struct ctl_client *, const struct ctl_args *);

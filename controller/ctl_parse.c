@@ -223,6 +223,7 @@ static const struct {
 	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
+	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
 	{ "strategy", CTL_OPT_STRATEGY, offsetof(struct ctl_args, strategy) },
 	{ "context", CTL_OPT_CONTEXT, offsetof(struct ctl_args, context) },
 	{ "nodes", CTL_OPT_NODES, offsetof(struct ctl_args, nodes) },
@@ -246,6 +247,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 	}
 	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
 		a->accept = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_SAVE) && strcmp(s, "--save") == 0) {
+		a->save = 1;
 		return 0;
 	}
 	if ((cmd->opts & CTL_OPT_APPLY) && strcmp(s, "--apply") == 0) {

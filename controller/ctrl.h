@@ -13,6 +13,7 @@
 #include "registry.h"
 
 struct ingest;
+struct wmon;
 struct catalog_model;
 
 #define CTRL_LAT_BUCKETS 12
@@ -36,6 +37,7 @@ struct ctrl {
 	pthread_mutex_t inv_mu;
 	struct registry *reg;
 	struct ingest *ingest;
+	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
 	struct catalog_model *models; /* the model catalog (malloc'd); guarded by inv_mu */

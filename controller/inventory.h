@@ -214,6 +214,18 @@ int inv_enrol_request_put(struct inv *inv, const char *token_id, int64_t node_id
 /* The node's newest request; INV_NOTFOUND when none. */
 int inv_enrol_request_latest(struct inv *inv, int64_t node_id, struct inv_enrol_request *out);
 int inv_enrol_requests_drop(struct inv *inv, int64_t node_id);
+/* ---- wiring (inventory_wiring.c) ---- */
+/*
+ * A cluster's expected topology ("mesh", "ring" or "plan") into topology
+ * and, for a plan, its DOT text in *dot (malloc'd; NULL otherwise) and
+ * when it was set (NAN: never, the default mesh).  INV_NOTFOUND if the
+ * cluster does not exist.
+ */
+int inv_wiring_get(struct inv *inv, const char *cluster, char *topology, size_t topolen,
+    char **dot, double *updated_at);
+/* Store it (dot NULL unless topology is "plan").  INV_NOTFOUND: no cluster. */
+int inv_wiring_set(struct inv *inv, const char *cluster, const char *topology,
+    const char *dot, double now);
 
 /* ---- events ---- */
 /* In a transaction or not. */

@@ -9,7 +9,8 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 2; version 4 adds what its migration says).  Times are unix seconds (REAL).  NULL is "unknown" or
+ * Schema (version 4: the tables below, and what migrations 3 and 4 add,
+ * described at each).  Times are unix seconds (REAL).  NULL is "unknown" or
  * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
  * "bootstrap"); the code validates them, so a new value needs no table
@@ -39,6 +40,9 @@
  *   events    id INTEGER PRIMARY KEY (insertion order), time, actor, node (a
  *             name, kept after the node is removed), what, reason; indexed on
  *             (node, id) and on time
+ *   cluster_wiring  cluster_id -> clusters (ON DELETE CASCADE) PRIMARY KEY,
+ *             topology ("mesh", "ring", "plan"), plan_dot (the plan as DOT,
+ *             for "plan"), updated_at; no row: a full mesh
  *   models    name PRIMARY KEY, json (a catalog model, validated), added_at:
  *             the models added through POST /v1/models
  *   placements  id INTEGER PRIMARY KEY AUTOINCREMENT (never reused), model
@@ -126,7 +130,7 @@ static const char *const migrations[] = {
 	"ALTER TABLE samples_v2 RENAME TO samples;",
 
 	/*
-	 * 4: zero-touch enrolment.  tokens.accept (a bootstrap token whose nodes
+	 * 3: zero-touch enrolment.  tokens.accept (a bootstrap token whose nodes
 	 * are accepted at enrolment), tokens.pending (a node token of a
 	 * re-enrolment not yet accepted), nodes.accepted (accepted, ready at its
 	 * next healthy report), cluster_allow (serials accepted at enrolment,
@@ -147,7 +151,13 @@ static const char *const migrations[] = {
 	"  received_at REAL NOT NULL,"
 	"  report_json TEXT NOT NULL);"
 	"CREATE INDEX enrol_requests_node ON enrol_requests(node_id);",
-	/* next (placement): models added through the API (the catalog file holds
+	/* 4: each cluster's expected topology and cabling plan. */
+	"CREATE TABLE cluster_wiring ("
+	"  cluster_id INTEGER PRIMARY KEY REFERENCES clusters(id) ON DELETE CASCADE,"
+	"  topology TEXT NOT NULL,"
+	"  plan_dot TEXT,"
+	"  updated_at REAL NOT NULL);",
+	/* 5: models added through the API (the catalog file holds
 	 * the shipped ones), placements applied, and the bytes each holds on each
 	 * of its nodes (names, not keys: a placement outlives a removed node). */
 	"CREATE TABLE models ("

@@ -1,114 +1,112 @@
 /*
- * The adapter from what a cluster reports to the planner's links
- * (struct place_link): the one place that changes when the wiring engine
- * gives the links instead.
+ * The adapter from the wiring engine (wiring.h) to the planner's links
+ * (struct place_link): the one place that knows both.
  *
- * Each port that sees a Mac at the far end names the far end's domain UUID;
- * the node reporting a port with that domain is the other end.  A link
- * passes for RDMA when both ends see each other, RDMA is enabled on both
- * nodes, each end's interface has an active RDMA device and an IPv4
- * address; it is usable for TCP (the ring backend) when both ends have an
- * IPv4 address.
+ * The cluster's nodes are checked as a full mesh, whatever the cluster's
+ * expected topology, so that every pair of nodes gets a verdict: a pair
+ * joined by a passing RDMA link (wiring_pair_link: an expected link that
+ * passes, or an unexpected one that is healthy) passes; any other pair
+ * carries its link's verdict ("missing", "rdma-off", "degraded", ...) and
+ * is usable over TCP (the ring backend) when both ends have an IPv4
+ * address on a cable that is there.
  */
 #include "placement_ctrl.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "log.h"
+#include "wiring.h"
 
-/* The port of r whose domain is uuid, or NULL. */
-static const struct report_port *
-port_by_domain(const struct report *r, const char *uuid)
-{
-	for (int i = 0; r != NULL && i < r->thunderbolt.n_ports; i++)
-		if (r->thunderbolt.ports[i].domain_uuid[0] &&
-		    strcmp(r->thunderbolt.ports[i].domain_uuid, uuid) == 0)
-			return &r->thunderbolt.ports[i];
-	return NULL;
-}
-
-/* The active RDMA device of r on interface ifname, or NULL. */
-static const struct report_rdma_device *
-device_on(const struct report *r, const char *ifname)
-{
-	if (r->rdma.state != RDMA_STATE_ENABLED)
-		return NULL;
-	for (int i = 0; i < r->rdma.n_devices; i++)
-		if (strcmp(r->rdma.devices[i].interface, ifname) == 0)
-			return &r->rdma.devices[i];
-	return NULL;
-}
-
-/* Describe the link a-b seen from port pa of a and pb of b. */
 static void
-describe(struct place_link *l, const struct report *ra, const struct report_port *pa,
-    const struct report *rb, const struct report_port *pb)
+copy_sides(struct place_link *l, const struct wiring_side *a, const struct wiring_side *b)
 {
-	const struct report_rdma_device *da = device_on(ra, pa->interface);
-	const struct report_rdma_device *db = device_on(rb, pb->interface);
-	int both_see = pb->has_peer && strcmp(pb->peer.domain_uuid, pa->domain_uuid) == 0;
-
-	snprintf(l->ipv4_a, sizeof(l->ipv4_a), "%s", pa->n_ipv4 > 0 ? pa->ipv4[0] : "");
-	snprintf(l->ipv4_b, sizeof(l->ipv4_b), "%s", pb->n_ipv4 > 0 ? pb->ipv4[0] : "");
-	snprintf(l->dev_a, sizeof(l->dev_a), "%.31s", da ? da->name : "");
-	snprintf(l->dev_b, sizeof(l->dev_b), "%.31s", db ? db->name : "");
-	l->speed_gbps = !isnan(pa->speed_gbps) ? pa->speed_gbps : pb->speed_gbps;
-	l->ip_ok = both_see && l->ipv4_a[0] && l->ipv4_b[0];
-	const char *problem = !both_see ? "one-sided" :
-	    da == NULL || db == NULL ? "rdma-off" :
-	    da->port_state != RDMA_PORT_ACTIVE || db->port_state != RDMA_PORT_ACTIVE ?
-	    "port-down" : !l->ip_ok ? "no-ipv4" : "";
-	snprintf(l->problem, sizeof(l->problem), "%s", problem);
-	l->rdma_pass = problem[0] == '\0';
+	snprintf(l->dev_a, sizeof(l->dev_a), "%s", a->rdma_device);
+	snprintf(l->dev_b, sizeof(l->dev_b), "%s", b->rdma_device);
+	snprintf(l->ipv4_a, sizeof(l->ipv4_a), "%s", a->ipv4);
+	snprintf(l->ipv4_b, sizeof(l->ipv4_b), "%s", b->ipv4);
 }
 
-/* The link between nodes a and b (a < b), if either end sees the other. */
-static int
-pair_link(const struct report *ra, const struct report *rb, struct place_link *l)
+/* The expected link between nodes a and b in r, sides in (a, b) order. */
+static const struct wiring_link *
+expected(const struct wiring_result *r, const char *a, const char *b, int *swapped)
 {
-	for (int i = 0; i < ra->thunderbolt.n_ports; i++) {
-		const struct report_port *pa = &ra->thunderbolt.ports[i];
-		const struct report_port *pb;
-		if (!pa->has_peer || (pb = port_by_domain(rb, pa->peer.domain_uuid)) == NULL)
-			continue;
-		describe(l, ra, pa, rb, pb);
-		if (l->rdma_pass)
-			return 1;        /* a second cable may be worse: keep the best */
+	for (int i = 0; i < r->n_links; i++) {
+		const struct wiring_link *l = &r->links[i];
+		if (strcmp(l->a.node, a) == 0 && strcmp(l->b.node, b) == 0) {
+			*swapped = 0;
+			return l;
+		}
+		if (strcmp(l->a.node, b) == 0 && strcmp(l->b.node, a) == 0) {
+			*swapped = 1;
+			return l;
+		}
 	}
-	for (int i = 0; i < rb->thunderbolt.n_ports; i++) {
-		const struct report_port *pb = &rb->thunderbolt.ports[i];
-		const struct report_port *pa;
-		if (!pb->has_peer || (pa = port_by_domain(ra, pb->peer.domain_uuid)) == NULL)
-			continue;
-		describe(l, ra, pa, rb, pb);
+	return NULL;
+}
+
+/* Describe the pair (a, b) of in from r; 1 when there is something to say. */
+static int
+describe(const struct wiring_result *r, const struct place_input *in, int a, int b,
+    struct place_link *l)
+{
+	const char *na = in->nodes[a].name, *nb = in->nodes[b].name;
+	struct wiring_pair pair;
+	int swapped = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->a = a;
+	l->b = b;
+	l->speed_gbps = NAN;
+	if (wiring_pair_link(r, na, nb, &pair) == 1) {
+		copy_sides(l, pair.mine, pair.theirs);
+		l->speed_gbps = pair.link->speed_gbps;
+		l->rdma_pass = l->ip_ok = 1;
 		return 1;
 	}
-	return l->problem[0] != '\0';
+	const struct wiring_link *w = expected(r, na, nb, &swapped);
+	if (w == NULL || w->verdict == WIRING_MISSING)
+		return 0;
+	if (swapped)
+		copy_sides(l, &w->b, &w->a);
+	else
+		copy_sides(l, &w->a, &w->b);
+	l->speed_gbps = w->speed_gbps;
+	snprintf(l->problem, sizeof(l->problem), "%s", wiring_verdict_str(w->verdict));
+	l->ip_ok = l->ipv4_a[0] && l->ipv4_b[0] && w->verdict != WIRING_UNKNOWN &&
+	    w->verdict != WIRING_ONE_SIDED && w->verdict != WIRING_MISWIRED;
+	return 1;
 }
 
 void
 placement_links_fill(struct place_input *in, const struct placement_seen *seen, double now,
     double stale_after)
 {
-	const struct report *reports[PLACE_NODES_MAX];
+	struct wiring_node *wn = calloc((size_t)in->n_nodes + 1, sizeof(*wn));
+	struct wiring_input wi;
+	struct wiring_result *r = NULL;
+	char err[256];
 
-	for (int i = 0; i < in->n_nodes; i++)
-		reports[i] = seen[i].report;
-	(void)now;
-	(void)stale_after;
 	in->n_links = 0;
-	for (int a = 0; a < in->n_nodes; a++)
-		for (int b = a + 1; b < in->n_nodes; b++) {
-			struct place_link *l = &in->links[in->n_links];
-			memset(l, 0, sizeof(*l));
-			l->a = a;
-			l->b = b;
-			l->speed_gbps = NAN;
-			if (reports[a] == NULL || reports[b] == NULL)
-				continue;
-			if (pair_link(reports[a], reports[b], l))
+	if (wn == NULL)
+		return;
+	for (int i = 0; i < in->n_nodes; i++)
+		wiring_node_from_report(&wn[i], in->nodes[i].name, seen[i].state, seen[i].report,
+		    seen[i].report_at, now, stale_after);
+	memset(&wi, 0, sizeof(wi));
+	snprintf(wi.cluster, sizeof(wi.cluster), "%s", in->cluster);
+	wi.now = now;
+	wi.n_nodes = in->n_nodes;
+	wi.nodes = wn;
+	wi.expect.topology = WIRING_TOPO_MESH;
+	if ((r = wiring_check(&wi, err, sizeof(err))) == NULL)
+		log_warnx("placement: the wiring of %s could not be checked: %s", in->cluster, err);
+	for (int a = 0; r != NULL && a < in->n_nodes; a++)
+		for (int b = a + 1; b < in->n_nodes; b++)
+			if (describe(r, in, a, b, &in->links[in->n_links]))
 				in->n_links++;
-		}
+	wiring_result_free(r);
+	free(wn);
 }

@@ -20,6 +20,7 @@
 #include "api_server.h"
 #include "auth.h"
 #include "checkpointer.h"
+#include "wmon.h"
 #include "conf.h"
 #include "ctrl.h"
 #include "ingest.h"
@@ -511,6 +512,8 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("%s", err);
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
+	if ((c.wmon = wmon_new(&c)) == NULL || wmon_start(c.wmon) == -1)
+		fatalx("cannot start the wiring thread");
 	struct ckpt *ckpt = ckpt_start(&c, cfg->db);
 	conf_split_hostport(cfg->listen, host, sizeof(host), &port, err, sizeof(err));
 	struct api_server *api = api_start(&c, host, port, &tls, cfg->web_root, err, sizeof(err));
@@ -527,6 +530,8 @@ serve(struct config *cfg, int argc, char **argv)
 	api_stop(api);
 	ingest_free(c.ingest);
 	pthread_join(tick, NULL);
+	wmon_stop(c.wmon);
+	wmon_free(c.wmon);
 	ckpt_stop(ckpt);
 	registry_free(c.reg);
 	inv_close(c.inv);

@@ -107,6 +107,35 @@ static const struct ctl_cmd commands[] = {
 	  "Take serial numbers off a cluster's allow-list.\n"
 	  "Nodes already accepted stay as they are.\n",
 	  0, 2, -1, ctl_cluster_disallow },
+	{ "wiring check", "[CLUSTER]",
+	  "Check the Thunderbolt cabling of a cluster, or of every cluster.\n"
+	  "One line per expected link: its verdict (pass, missing, miswired,\n"
+	  "degraded, one-sided, rdma-off, port-down, no-ipv4, bridge-loop, os-skew,\n"
+	  "unknown), what was expected, what is there, the speed and the fix;\n"
+	  "then the links nobody expected, and the cluster's verdict with reasons.\n"
+	  "Exit status: 0 every link passes, 1 a link fails, 2 an error.\n",
+	  0, 0, 1, ctl_wiring_check },
+	{ "wiring plan", "CLUSTER [--topology mesh|ring] [--save]",
+	  "Propose a cabling plan, receptacle by receptacle.\n"
+	  "Made from the receptacles the nodes report: none used twice, a\n"
+	  "receptacle that does not carry RDMA avoided, cables already in place\n"
+	  "kept.  Refused with the reason when it cannot be done (a full mesh of 8\n"
+	  "needs 7 receptacles on each node).\n"
+	  "  --topology T      mesh (default) or ring (in name order)\n"
+	  "  --save            make it the cluster's expected wiring\n",
+	  CTL_OPT_TOPOLOGY | CTL_OPT_SAVE, 1, 1, ctl_wiring_plan },
+	{ "wiring import", "CLUSTER FILE",
+	  "Make a DOT file the cluster's cabling plan.\n"
+	  "Links are written \"mac1\":\"tb2\" -- \"mac2\":\"tb5\" (PTM and\n"
+	  "mlx.distributed_config --dot style); comments and attributes are\n"
+	  "ignored; a link without ports accepts any receptacle.\n",
+	  0, 2, 2, ctl_wiring_import },
+	{ "wiring export", "CLUSTER",
+	  "Print the cluster's cabling plan as DOT.\n",
+	  0, 1, 1, ctl_wiring_export },
+	{ "wiring expect", "CLUSTER mesh|ring",
+	  "Expect a full mesh or a ring on any receptacles (drops a plan).\n",
+	  0, 2, 2, ctl_wiring_expect },
 	{ "models", "",
 	  "List the model catalog.\n"
 	  "PARAMS and ACTIVE are total and active parameters, ATTENTION the kind\n"
@@ -160,6 +189,8 @@ static const char global_usage[] =
 "usage: tbctl [--url URL] [--token-file FILE] [--ca-file FILE] [--json]\n"
 "             COMMAND [ARGUMENTS]\n"
 "\n"
+"The command line of tbmesh: nodes, tokens, events, clusters and their\n"
+"wiring, over the HTTP API of tbcontrollerd.\n"
 "The command line of tbmesh: nodes, tokens, events, clusters, models and\n"
 "placements, over the HTTP API of tbcontrollerd.\n"
 "\n"
