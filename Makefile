@@ -50,7 +50,7 @@ endif
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -DTBMESH_DATADIR='"$(DATADIR)"' -Iproto -Iagent -Icontroller \
 	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
@@ -87,7 +87,7 @@ LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
-	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench
+	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench $(B)/tests/bench/placebench
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -125,6 +125,9 @@ $(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
 
 $(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl libcjson) -lm
+
+$(B)/tests/bench/placebench: $(B)/tests/bench/placebench.o $(B)/libcontroller.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONTROLLER_LIBS)
 
 $(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libmicrohttpd) -lpthread
@@ -166,6 +169,7 @@ install: $(PROGRAMS)
 	install -d $(DESTDIR)$(DATADIR)/web/js
 	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
 	install -m 0644 $(WEB_JS) $(DESTDIR)$(DATADIR)/web/js/
+	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
@@ -175,6 +179,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(WEB_FILES) $(WEB_JS))
 	-rmdir $(DESTDIR)$(DATADIR)/web/js $(DESTDIR)$(DATADIR)/web 2>/dev/null
+	rm -f $(DESTDIR)$(DATADIR)/catalog.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:

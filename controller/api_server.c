@@ -82,6 +82,14 @@ static const struct route {
 	{ "GET", "/v1/clusters/", "/wiring/plan", VIEWER, api_wiring_plan_get },
 	{ "PUT", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_put },
 	{ "POST", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_propose },
+	{ "GET", "/v1/models", NULL, VIEWER, api_models_list },
+	{ "POST", "/v1/models", NULL, ADMIN, api_models_add },
+	{ "POST", "/v1/placements/plan", NULL, VIEWER, api_placements_plan },
+	{ "POST", "/v1/placements", NULL, ADMIN, api_placements_create },
+	{ "GET", "/v1/placements", NULL, VIEWER, api_placements_list },
+	{ "GET", "/v1/placements/", "", VIEWER, api_placement_show },
+	{ "DELETE", "/v1/placements/", "", ADMIN, api_placement_remove },
+	{ "POST", "/v1/placements/", "/replan", VIEWER, api_placement_replan },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

@@ -88,5 +88,13 @@ void api_wiring_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_put(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs);
+void api_models_list(struct api_req *rq, struct api_resp *rs);
+void api_models_add(struct api_req *rq, struct api_resp *rs);
+void api_placements_plan(struct api_req *rq, struct api_resp *rs);
+void api_placements_create(struct api_req *rq, struct api_resp *rs);
+void api_placements_list(struct api_req *rq, struct api_resp *rs);
+void api_placement_show(struct api_req *rq, struct api_resp *rs);
+void api_placement_remove(struct api_req *rq, struct api_resp *rs);
+void api_placement_replan(struct api_req *rq, struct api_resp *rs);
 
 #endif

@@ -41,6 +41,11 @@ enum ctl_opt {
 	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
 	CTL_OPT_TOPOLOGY = 1 << 9,
 	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
+	CTL_OPT_STRATEGY = 1 << 16,  /* placement's, from bit 16 */
+	CTL_OPT_CONTEXT = 1 << 17,
+	CTL_OPT_NODES = 1 << 18,
+	CTL_OPT_HOSTFILE = 1 << 19,
+	CTL_OPT_APPLY = 1 << 20,     /* a flag: --apply */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -68,6 +73,11 @@ struct ctl_args {
 	int accept;
 	const char *topology;
 	int save;
+	const char *strategy;
+	const char *context;
+	const char *nodes;
+	const char *hostfile;
+	int apply;
 	int json;
 	int help;
 };
@@ -204,7 +214,23 @@ int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *
 int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 
-/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c). */
+/* ctl_place.c: what tbctl place, placements and models print. */
+struct plan;
+struct plan_request;
+struct catalog_model;
+/*
+ * tbctl place's arguments into a request: MODEL, --cluster, --strategy,
+ * --context, --nodes a,b,c.  0, or -1 with a message for a usage error.
+ */
+int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
+    size_t errlen);
+/* The plan for people; hostfile: the file it was written to (NULL: none). */
+int ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile);
+int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
+int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
+
+/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c,
+ * ctl_place.c). */
 int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
 int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
@@ -232,6 +258,13 @@ struct wiring_result;
 struct wiring_plan_doc;
 int ctl_wiring_print(FILE *f, const struct wiring_result *r);
 int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
+int ctl_models_list(struct ctl_client *, const struct ctl_args *);
+int ctl_models_add(struct ctl_client *, const struct ctl_args *);
+int ctl_place(struct ctl_client *, const struct ctl_args *);
+int ctl_placements_list(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_show(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_replan(struct ctl_client *, const struct ctl_args *);
 
 /* ctl_history.c: tbctl node history. */
 int ctl_node_history(struct ctl_client *, const struct ctl_args *);

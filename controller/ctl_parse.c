@@ -224,6 +224,10 @@ static const struct {
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
 	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
+	{ "strategy", CTL_OPT_STRATEGY, offsetof(struct ctl_args, strategy) },
+	{ "context", CTL_OPT_CONTEXT, offsetof(struct ctl_args, context) },
+	{ "nodes", CTL_OPT_NODES, offsetof(struct ctl_args, nodes) },
+	{ "hostfile", CTL_OPT_HOSTFILE, offsetof(struct ctl_args, hostfile) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */
@@ -247,6 +251,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 	}
 	if ((cmd->opts & CTL_OPT_SAVE) && strcmp(s, "--save") == 0) {
 		a->save = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_APPLY) && strcmp(s, "--apply") == 0) {
+		a->apply = 1;
 		return 0;
 	}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {

@@ -14,6 +14,7 @@
 
 struct ingest;
 struct wmon;
+struct catalog_model;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -39,6 +40,9 @@ struct ctrl {
 	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
+	struct catalog_model *models; /* the model catalog (malloc'd); guarded by inv_mu */
+	int n_models;
+	int64_t place_headroom;       /* bytes kept free on every node by placements */
 	struct ctrl_counters ctr;
 };
 

@@ -43,6 +43,14 @@
  *   cluster_wiring  cluster_id -> clusters (ON DELETE CASCADE) PRIMARY KEY,
  *             topology ("mesh", "ring", "plan"), plan_dot (the plan as DOT,
  *             for "plan"), updated_at; no row: a full mesh
+ *   models    name PRIMARY KEY, json (a catalog model, validated), added_at:
+ *             the models added through POST /v1/models
+ *   placements  id INTEGER PRIMARY KEY AUTOINCREMENT (never reused), model
+ *             ("MODEL:QUANT"), cluster, strategy, state ("active" or
+ *             "degraded"), reason (why degraded), created_at, plan_json
+ *   placement_nodes  placement_id -> placements (ON DELETE CASCADE), node (a
+ *             name), bytes held there; PRIMARY KEY (placement_id, node),
+ *             indexed on node
  */
 #include "inventory_db.h"
 
@@ -149,6 +157,28 @@ static const char *const migrations[] = {
 	"  topology TEXT NOT NULL,"
 	"  plan_dot TEXT,"
 	"  updated_at REAL NOT NULL);",
+	/* 5: models added through the API (the catalog file holds
+	 * the shipped ones), placements applied, and the bytes each holds on each
+	 * of its nodes (names, not keys: a placement outlives a removed node). */
+	"CREATE TABLE models ("
+	"  name TEXT PRIMARY KEY,"
+	"  json TEXT NOT NULL,"
+	"  added_at REAL NOT NULL);"
+	"CREATE TABLE placements ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  model TEXT NOT NULL,"
+	"  cluster TEXT NOT NULL,"
+	"  strategy TEXT NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  created_at REAL NOT NULL,"
+	"  plan_json TEXT NOT NULL);"
+	"CREATE TABLE placement_nodes ("
+	"  placement_id INTEGER NOT NULL REFERENCES placements(id) ON DELETE CASCADE,"
+	"  node TEXT NOT NULL,"
+	"  bytes INTEGER NOT NULL,"
+	"  PRIMARY KEY (placement_id, node)) WITHOUT ROWID;"
+	"CREATE INDEX placement_nodes_node ON placement_nodes(node);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -26,15 +26,20 @@
 #include "ingest.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "placement_ctrl.h"
 #include "version.h"
 
 #define DEFAULT_DB "/var/lib/tbcontrollerd/inventory.db"
 #define DEFAULT_LISTEN "127.0.0.1:9470"
 #define DEFAULT_ADMIN_TOKEN_FILE "/var/lib/tbcontrollerd/admin-token"
+#ifndef TBMESH_DATADIR
+#define TBMESH_DATADIR "/usr/local/share/tbmesh"
+#endif
+#define DEFAULT_CATALOG TBMESH_DATADIR "/catalog.json"
 
 struct config {
-	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key;
-	double unreachable_after, retention;
+	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key, *catalog;
+	double unreachable_after, retention, headroom_gib;
 	int log_level, use_syslog, check_only;
 };
 
@@ -57,6 +62,11 @@ static const char usage[] =
 "                            a ready node with no report for this long becomes\n"
 "                            unreachable (default 30)\n"
 "  --retention SECONDS       history of samples kept (default 604800, a week)\n"
+"  --catalog FILE            the model catalog (default " DEFAULT_CATALOG ";\n"
+"                            when the default is missing, only models added\n"
+"                            with POST /v1/models are known)\n"
+"  --headroom GIB            memory placements leave free on every node\n"
+"                            (default 8)\n"
 "  -f CONFIG                 configuration file (key = value; keys are the long\n"
 "                            option names)\n"
 "  -n                        check the configuration and exit\n"
@@ -84,6 +94,7 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 	else if (strcmp(key, "web-root") == 0) str = &c->web_root;
 	else if (strcmp(key, "tls-cert") == 0) str = &c->tls_cert;
 	else if (strcmp(key, "tls-key") == 0) str = &c->tls_key;
+	else if (strcmp(key, "catalog") == 0) str = &c->catalog;
 	if (str != NULL) {
 		free(*str);
 		*str = strdup(v);
@@ -93,6 +104,16 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 		return conf_seconds(key, v, 1, 86400, &c->unreachable_after, err, errlen);
 	if (strcmp(key, "retention") == 0)
 		return conf_seconds(key, v, 60, 1e9, &c->retention, err, errlen);
+	if (strcmp(key, "headroom") == 0) {
+		char *end;
+		double g = strtod(v, &end);
+		if (end == v || *end != '\0' || !(g >= 0 && g <= 65536)) {
+			snprintf(err, errlen, "headroom: \"%s\" is not GiB in 0..65536", v);
+			return -1;
+		}
+		c->headroom_gib = g;
+		return 0;
+	}
 	if (strcmp(key, "log-level") == 0) {
 		for (int i = 0; i < 4; i++)
 			if (strcmp(v, levels[i]) == 0)
@@ -114,6 +135,8 @@ static const struct option longopts[] = {
 	{ "unreachable-after", required_argument, NULL, 1 },
 	{ "retention", required_argument, NULL, 1 },
 	{ "log-level", required_argument, NULL, 1 },
+	{ "catalog", required_argument, NULL, 1 },
+	{ "headroom", required_argument, NULL, 1 },
 	{ "syslog", no_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -128,6 +151,7 @@ load_config(struct config *c, int argc, char **argv, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	c->unreachable_after = 30;
 	c->retention = 604800;
+	c->headroom_gib = 8;
 	c->log_level = LOG_LVL_INFO;
 	opterr = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -199,6 +223,7 @@ free_config(struct config *c)
 	free(c->web_root);
 	free(c->tls_cert);
 	free(c->tls_key);
+	free(c->catalog);
 }
 
 /* Make path's directory entry durable: fsync the directory that holds it. */
@@ -481,6 +506,10 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("cannot start without a usable admin token");
 	if ((c.reg = registry_new()) == NULL || registry_load(c.reg, c.inv) == -1)
 		fatalx("cannot start: the inventory could not be read");
+	c.place_headroom = (int64_t)(cfg->headroom_gib * (1 << 30));
+	if (placement_catalog_load(&c, cfg->catalog ? cfg->catalog : DEFAULT_CATALOG,
+	    cfg->catalog != NULL, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
 	if ((c.wmon = wmon_new(&c)) == NULL || wmon_start(c.wmon) == -1)
@@ -506,6 +535,7 @@ serve(struct config *cfg, int argc, char **argv)
 	ckpt_stop(ckpt);
 	registry_free(c.reg);
 	inv_close(c.inv);
+	free(c.models);
 	return 0;
 }
 

@@ -143,6 +143,53 @@ static const struct ctl_cmd commands[] = {
 	{ "wiring expect", "CLUSTER mesh|ring",
 	  "Expect a full mesh or a ring on any receptacles (drops a plan).\n",
 	  0, 2, 2, ctl_wiring_expect },
+	{ "models", "",
+	  "List the model catalog.\n"
+	  "PARAMS and ACTIVE are total and active parameters, ATTENTION the kind\n"
+	  "(MLA or GQA) with attention/KV heads, KV/TOKEN the KV cache per token,\n"
+	  "TENSOR whether tensor sharding is supported, VARIANTS the sizes of the\n"
+	  "weights per quantisation.  --json has every number's source.\n",
+	  0, 0, 0, ctl_models_list },
+	{ "models add", "FILE",
+	  "Add a model to the catalog from a JSON file.\n"
+	  "FILE holds one model object, in the shape of one entry of\n"
+	  "tbctl models --json; it is checked here and by the controller.\n",
+	  0, 1, 1, ctl_models_add },
+	{ "place", "MODEL [--cluster C] [--strategy S] [--context N] [--nodes a,b,c] "
+	  "[--hostfile FILE] [--apply]",
+	  "Plan where a model runs; with --apply, record the placement.\n"
+	  "MODEL is NAME:QUANT from tbctl models (deepseek-v3.1:4bit).  Prints the\n"
+	  "ranks (layers, weights, KV cache, total, usable memory, free after), the\n"
+	  "decode estimate of each strategy, and the mlx.launch command.\n"
+	  "  --cluster C        the cluster (default: the only one)\n"
+	  "  --strategy S       auto (default: the fastest that fits), tensor,\n"
+	  "                     pipeline or single\n"
+	  "  --context N        tokens of KV cache per sequence (default 8192)\n"
+	  "  --nodes a,b,c      use exactly these nodes (default: the smallest set of\n"
+	  "                     the cluster's ready nodes that fits)\n"
+	  "  --hostfile FILE    write the mlx.launch hostfile to FILE\n"
+	  "  --apply            record it: its memory is held on its nodes\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_STRATEGY | CTL_OPT_CONTEXT | CTL_OPT_NODES |
+	  CTL_OPT_HOSTFILE | CTL_OPT_APPLY, 1, 1, ctl_place },
+	{ "placements", "",
+	  "List the placements applied.\n"
+	  "STATE is active, or degraded when one of its nodes became unreachable,\n"
+	  "down or cordoned (tbctl placement replan ID proposes another).\n",
+	  0, 0, 0, ctl_placements_list },
+	{ "placement show", "ID [--hostfile FILE]",
+	  "Show a placement: its ranks, estimate, hostfile and launch command.\n"
+	  "  --hostfile FILE    write its mlx.launch hostfile to FILE\n",
+	  CTL_OPT_HOSTFILE, 1, 1, ctl_placement_show },
+	{ "placement remove", "ID",
+	  "Remove a placement; the memory it held is free again.\n",
+	  0, 1, 1, ctl_placement_remove },
+	{ "placement replan", "ID [--hostfile FILE]",
+	  "Propose a new plan for a placement's model on what is left.\n"
+	  "Nodes that are not ready are left out and the placement's own memory is\n"
+	  "counted as free.  Nothing is recorded: apply the proposal with tbctl\n"
+	  "place --apply, then remove the old placement.\n"
+	  "  --hostfile FILE    write the proposal's hostfile to FILE\n",
+	  CTL_OPT_HOSTFILE, 1, 1, ctl_placement_replan },
 };
 
 static const char global_usage[] =
@@ -151,6 +198,8 @@ static const char global_usage[] =
 "\n"
 "The command line of tbmesh: nodes, tokens, events, clusters and their\n"
 "wiring, over the HTTP API of tbcontrollerd.\n"
+"The command line of tbmesh: nodes, tokens, events, clusters, models and\n"
+"placements, over the HTTP API of tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 
@@ -172,7 +221,7 @@ static const char global_options[] =
 static void
 print_summary(FILE *f, const struct ctl_cmd *c)
 {
-	char left[96];
+	char left[160];
 
 	snprintf(left, sizeof(left), "%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	if (strlen(left) > 28)

@@ -66,7 +66,7 @@ wait_listen() {
 [ -z "${DEMO_PIDFILE:-}" ] || : >"$DEMO_PIDFILE" || exit 1
 "$B/tbcontrollerd" --db "$WORK/inventory.db" --listen 127.0.0.1:0 \
 	--admin-token-file "$WORK/admin-token" --unreachable-after 10 --web-root "$PWD/web" \
-	>"$WORK/controller.log" 2>&1 &
+	--catalog "$PWD/data/catalog.json" >"$WORK/controller.log" 2>&1 &
 started $!
 wait_listen "$WORK/controller.log" $!
 URL=http://127.0.0.1:$(port_of "$WORK/controller.log")
@@ -112,6 +112,9 @@ echo "  $B/tbctl node cordon mac3 --reason 'replacing a cable'"
 echo "  $B/tbctl events"
 echo "  $B/tbctl token create --ttl 1h     (an agent enrolled with it waits as"
 echo "                                  pending until: tbctl node accept NODE)"
+echo "  $B/tbctl models"
+echo "  $B/tbctl place deepseek-v3.1:4bit --hostfile /tmp/hosts.json"
+echo "  $B/tbctl place kimi-k2-thinking:4bit --strategy pipeline --apply"
 echo "  curl -s $URL/metrics"
 echo
 # sleep in the background, so that a signal is handled at once
