@@ -79,5 +79,17 @@ void api_events_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_create(struct api_req *rq, struct api_resp *rs);
 void api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs);
+/* api_rollouts.c: SSH access, credentials, OS update campaigns */
+void api_node_ssh_set(struct api_req *rq, struct api_resp *rs);
+void api_node_ssh_get(struct api_req *rq, struct api_resp *rs);
+void api_node_trust(struct api_req *rq, struct api_resp *rs);
+void api_credentials_set(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_start(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_list(struct api_req *rq, struct api_resp *rs);
+void api_rollout_show(struct api_req *rq, struct api_resp *rs);
+void api_rollout_pause(struct api_req *rq, struct api_resp *rs);
+void api_rollout_resume(struct api_req *rq, struct api_resp *rs);
+void api_rollout_abort(struct api_req *rq, struct api_resp *rs);
+void api_rollout_retry(struct api_req *rq, struct api_resp *rs);
 
 #endif

@@ -33,7 +33,7 @@
 #define RO_FP_MAX 63
 #define RO_PASSWORD_MAX 1023
 #define RO_NODES_MAX 64
-#define RO_CMDS_MAX 8
+#define RO_CMDS_MAX 12
 #define RO_CMD_MAX 383
 
 enum ro_step {
