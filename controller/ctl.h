@@ -38,6 +38,16 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
+	CTL_OPT_HOST = 1 << 8,
+	CTL_OPT_PORT = 1 << 9,
+	CTL_OPT_USER = 1 << 10,
+	CTL_OPT_FINGERPRINT = 1 << 11,
+	CTL_OPT_PASSWORD_FILE = 1 << 12,
+	CTL_OPT_TARGET = 1 << 13,
+	CTL_OPT_MODE = 1 << 14,
+	CTL_OPT_MAX_UNAVAILABLE = 1 << 15,
+	CTL_OPT_WINDOW = 1 << 16,
+	CTL_OPT_DRY_RUN = 1 << 17,     /* a flag: --dry-run */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -62,6 +72,9 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	const char *host, *port, *user, *fingerprint, *password_file;
+	const char *target, *mode, *max_unavailable, *window;
+	int dry_run;
 	int json;
 	int help;
 };
@@ -212,5 +225,21 @@ int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+/* ctl_rollout.c: SSH access, credentials, OS updates */
+int ctl_node_ssh(struct ctl_client *, const struct ctl_args *);
+int ctl_node_trust(struct ctl_client *, const struct ctl_args *);
+int ctl_credentials_set(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_start(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_status(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_pause(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_resume(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_abort(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_retry(struct ctl_client *, const struct ctl_args *);
+
+struct ro_campaign;
+/* rollout status for people: one campaign with its nodes, at time now. */
+int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
+/* The list of campaigns, newest first. */
+int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
 
 #endif
