@@ -39,7 +39,7 @@ api_node_ssh_set(struct api_req *rq, struct api_resp *rs)
 	if (rc == 0)
 		ctrl_event(rq->c, rq->now, rq->actor, s.node, "ssh-address", s.host);
 	if (rc == 0)
-		rc = inv_ssh_get(rq->c->inv, s.node, &s);
+		rc = inv_ssh_get(rq->c->inv, rq->param, &s);
 	pthread_mutex_unlock(&rq->c->inv_mu);
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "node %s: no such node", rq->param);

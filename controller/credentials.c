@@ -38,6 +38,10 @@ cred_dir(const char *state_dir, char *dir, size_t size, char *err, size_t errlen
 		return -1;
 	}
 	snprintf(dir, size, "%s/credentials", state_dir);
+	if (mkdir(state_dir, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", state_dir, strerror(errno));
+		return -1;
+	}
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 		return -1;

@@ -197,7 +197,7 @@ rollout_commands(const struct ro_campaign *c, enum ro_step step, const char *use
 #define ADD(...) do { if (k < max) snprintf(cmds[k++], RO_CMD_MAX + 1, __VA_ARGS__); } while (0)
 	switch (step) {
 	case RO_PREFLIGHT:
-		ADD("sw_vers -productVersion; sw_vers -buildVersion");
+		ADD("sw_vers");
 		ADD("softwareupdate --list");
 		ADD("df -k /");
 		break;
@@ -205,7 +205,7 @@ rollout_commands(const struct ro_campaign *c, enum ro_step step, const char *use
 		ADD("softwareupdate --download '%s'", label);
 		break;
 	case RO_INSTALL:
-		ADD("sw_vers -productVersion; sw_vers -buildVersion");
+		ADD("sw_vers");
 		ADD("softwareupdate --install '%s' --restart --agree-to-license --no-scan "
 		    "--user '%s' --stdinpass  (password on standard input)", label,
 		    user != NULL && user[0] != '\0' ? user : "<user>");

@@ -28,11 +28,13 @@ fail(struct ro_step_result *res, const char *fmt, ...) __attribute__((format(pri
 static void
 fail(struct ro_step_result *res, const char *fmt, ...)
 {
+	char buf[sizeof(res->reason)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);   /* fmt's arguments may be res->reason */
 	va_end(ap);
+	memcpy(res->reason, buf, sizeof(buf));
 	res->outcome = RO_OUT_FAIL;
 	snprintf(res->last_line, sizeof(res->last_line), "%s", res->reason);
 }
@@ -132,7 +134,23 @@ run(struct ssh_conn *conn, const char *cmd, const char *in, double timeout,
 	return rc;
 }
 
-/* The node's version and build over SSH; 0, or -1 (res->reason). */
+/* The value after "Key:" on a line of text, into buf. */
+static void
+field(const char *text, const char *key, char *buf, size_t size)
+{
+	const char *p = strstr(text, key);
+	size_t n;
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return;
+	p += strlen(key);
+	p += strspn(p, " \t");
+	n = strcspn(p, " \t\r\n");
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
+}
+
+/* The node's version and build over SSH (sw_vers); 0, or -1 (res->reason). */
 static int
 remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, char *ver,
     char *build, size_t size)
@@ -140,19 +158,18 @@ remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, cha
 	char *out = NULL;
 	int st = -1;
 
-	if (run(conn, "sw_vers -productVersion; sw_vers -buildVersion", NULL,
-	    c->ssh_command_timeout, res, &st, &out) == -1 || st != 0) {
+	if (run(conn, "sw_vers", NULL, c->ssh_command_timeout, res, &st, &out) == -1 ||
+	    st != 0) {
 		free(out);
 		return -1;
 	}
-	ver[0] = build[0] = '\0';
-	if (sscanf(out, "%63s %63s", ver, build) != 2) {
-		snprintf(res->reason, sizeof(res->reason), "sw_vers printed no version and build");
-		free(out);
-		return -1;
-	}
-	(void)size;
+	field(out, "ProductVersion:", ver, size);
+	field(out, "BuildVersion:", build, size);
 	free(out);
+	if (ver[0] == '\0' || build[0] == '\0') {
+		snprintf(res->reason, sizeof(res->reason), "sw_vers printed no version and build");
+		return -1;
+	}
 	return 0;
 }
 
@@ -498,9 +515,14 @@ step_verify(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaig
 	struct report *r = latest_report(c, n->node);
 	char why[256];
 
-	if (r == NULL)
-		fail(res, "no report from %s to verify", n->node);
-	else if (!rollout_at_target(camp->target, r->node.os_version, r->node.os_build))
+	if (r == NULL || r->rdma.state == RDMA_STATE_UNKNOWN || r->node.os_build[0] == '\0') {
+		/* a report that could not read these yet: wait for the next one */
+		if (ctrl_now() - n->since <= c->boot_timeout)
+			res->outcome = RO_OUT_NOT_YET;
+		else
+			fail(res, "no report from %s with its build and RDMA state within %.0f s",
+			    n->node, c->boot_timeout);
+	} else if (!rollout_at_target(camp->target, r->node.os_version, r->node.os_build))
 		fail(res, "came back on %s (%s), not %s", r->node.os_version, r->node.os_build,
 		    camp->target);
 	else if (r->rdma.state != RDMA_STATE_ENABLED)

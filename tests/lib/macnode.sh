@@ -82,6 +82,8 @@ ENV
 macnode_sshd() {
 	local name=$1 d=$TMP/mac-$1
 	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:/usr/bin:/bin"
+	# HOME is the node's directory: the account's own shell start-up files
+	# (~/.bashrc) are not read by the commands the controller runs.
 	cat >"$d/sshd_config" <<CONF
 ListenAddress ${MACNODE_ADDR[$name]}:${MACNODE_PORT[$name]}
 HostKey $d/host_key
@@ -95,7 +97,7 @@ PubkeyAuthentication yes
 PermitRootLogin prohibit-password
 AllowUsers $(id -un)
 PermitUserEnvironment no
-SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log
+SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d
 LogLevel ERROR
 CONF
 	bg_start "$d/sshd.log" timeout "$MACNODE_SECS" /usr/sbin/sshd -D -e -f "$d/sshd_config"
@@ -120,7 +122,7 @@ while [ \$stop = 0 ]; do
 	if [ -e '$d/state/rebooting' ]; then sleep 0.2; continue; fi
 	'$BIN/tbagentd' --backend darwin --name '$name' --interval 1 --listen none \\
 		--controller '$CTRL_URL' --bootstrap-token-file '$d/bootstrap' \\
-		--state-dir '$d/agent-state' --command-timeout 3 >>'$d/agent.log' 2>&1 &
+		--state-dir '$d/agent-state' --command-timeout 10 >>'$d/agent.log' 2>&1 &
 	pid=\$!
 	echo \$pid >'$d/state/agent.pid'
 	wait \$pid
