@@ -88,6 +88,8 @@ check_eq "mac2 is on the new build" 25D125 "$(macnode_build mac2)"
 # 7. a wrong password: refused by softwareupdate, and not shown
 printf 'not the password\n' >"$TMP/secret/wrong" && chmod 600 "$TMP/secret/wrong"
 macnode_set mac3 FAULT ''
+sed -i -e 's/^ProductVersion:.*/ProductVersion:		26.2/' -e 's/^BuildVersion:.*/BuildVersion:		25C56/' \
+	"$(macnode_dir mac3)/sw_vers.out"
 rm -f "$(macnode_dir mac3)/rebooting"
 wait_for "mac3 back" 20 sh -c "$CTL nodes --json | jq -e '.nodes[] | select(.name == \"mac3\" and .last_report_at > (now - 3))'"
 "$CTL" node uncordon mac3 >/dev/null 2>&1
