@@ -168,6 +168,7 @@ campaign_nodes(struct ctrl *c, struct ro_campaign *camp, double now)
 		rn->cordoned_before = -1;
 		rn->boot_before = NAN;
 		rn->wired_before = REPORT_NULL_I64;
+		rn->links_before = -1;
 	}
 	free(nodes);
 	qsort(camp->nodes, (size_t)camp->n, sizeof(camp->nodes[0]), node_name_cmp);

@@ -38,16 +38,19 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
-	CTL_OPT_HOST = 1 << 8,
-	CTL_OPT_PORT = 1 << 9,
-	CTL_OPT_USER = 1 << 10,
-	CTL_OPT_FINGERPRINT = 1 << 11,
-	CTL_OPT_PASSWORD_FILE = 1 << 12,
-	CTL_OPT_TARGET = 1 << 13,
-	CTL_OPT_MODE = 1 << 14,
-	CTL_OPT_MAX_UNAVAILABLE = 1 << 15,
-	CTL_OPT_WINDOW = 1 << 16,
-	CTL_OPT_DRY_RUN = 1 << 17,     /* a flag: --dry-run */
+	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
+	CTL_OPT_TOPOLOGY = 1 << 9,
+	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
+	CTL_OPT_HOST = 1 << 11,
+	CTL_OPT_PORT = 1 << 12,
+	CTL_OPT_USER = 1 << 13,
+	CTL_OPT_FINGERPRINT = 1 << 14,
+	CTL_OPT_PASSWORD_FILE = 1 << 15,
+	CTL_OPT_TARGET = 1 << 16,
+	CTL_OPT_MODE = 1 << 17,
+	CTL_OPT_MAX_UNAVAILABLE = 1 << 18,
+	CTL_OPT_WINDOW = 1 << 19,
+	CTL_OPT_DRY_RUN = 1 << 20,     /* a flag: --dry-run */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -72,6 +75,9 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	int accept;
+	const char *topology;
+	int save;
 	const char *host, *port, *user, *fingerprint, *password_file;
 	const char *target, *mode, *max_unavailable, *window;
 	int dry_run;
@@ -217,6 +223,7 @@ int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
+int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
 int ctl_token_create(struct ctl_client *, const struct ctl_args *);
 int ctl_token_list(struct ctl_client *, const struct ctl_args *);
@@ -224,7 +231,20 @@ int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
 int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_check(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_plan(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_import(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_export(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_expect(struct ctl_client *, const struct ctl_args *);
+
+/* ctl_wiring.c: a wiring check and a cabling plan for people. 0, or -1 (memory). */
+struct wiring_result;
+struct wiring_plan_doc;
+int ctl_wiring_print(FILE *f, const struct wiring_result *r);
+int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
 /* ctl_rollout.c: SSH access, credentials, OS updates */
 int ctl_node_ssh(struct ctl_client *, const struct ctl_args *);
 int ctl_node_trust(struct ctl_client *, const struct ctl_args *);

@@ -223,6 +223,7 @@ static const struct {
 	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
+	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
 	{ "host", CTL_OPT_HOST, offsetof(struct ctl_args, host) },
 	{ "port", CTL_OPT_PORT, offsetof(struct ctl_args, port) },
 	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
@@ -247,6 +248,14 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 	}
 	if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
 		a->help = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
+		a->accept = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_SAVE) && strcmp(s, "--save") == 0) {
+		a->save = 1;
 		return 0;
 	}
 	if ((cmd->opts & CTL_OPT_DRY_RUN) && strcmp(s, "--dry-run") == 0) {

@@ -13,6 +13,7 @@
 #include "registry.h"
 
 struct ingest;
+struct wmon;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -35,6 +36,7 @@ struct ctrl {
 	pthread_mutex_t inv_mu;
 	struct registry *reg;
 	struct ingest *ingest;
+	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
 	struct ctrl_counters ctr;

@@ -13,7 +13,8 @@
  *   rollout_nodes    (rollout_id, ord) WITHOUT ROWID: node, step, running
  *                    (its start recorded, its end not), since,
  *                    cordoned_before (NULL unknown), cordoned_by_us,
- *                    boot_before, wired_before, failed_step, last_line, reason
+ *                    boot_before, wired_before, links_before (NULL unknown),
+ *                    failed_step, last_line, reason
  *   rollout_log      id (order), rollout_id, node, step, phase ("begin",
  *                    "end"), time, status (the step's outcome: 0 ok, 1
  *                    failed, 2 skipped), output (the step's captured
@@ -169,7 +170,7 @@ save_node(struct inv *inv, int64_t id, int ord, const struct ro_node *n)
 {
 	sqlite3_stmt *s = prep(inv, "INSERT OR REPLACE INTO rollout_nodes (rollout_id, ord, node, "
 	    "step, running, since, cordoned_before, cordoned_by_us, boot_before, wired_before, "
-	    "failed_step, last_line, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	    "failed_step, last_line, reason, links_before) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 
 	if (s == NULL)
 		return -1;
@@ -188,6 +189,8 @@ save_node(struct inv *inv, int64_t id, int ord, const struct ro_node *n)
 		sqlite3_bind_text(s, 11, ro_step_str(n->failed_step), -1, SQLITE_STATIC);
 	inv_bind_text(s, 12, n->last_line);
 	inv_bind_text(s, 13, n->reason);
+	if (n->links_before >= 0)
+		sqlite3_bind_int(s, 14, n->links_before);
 	return exec_done(inv, s, __func__);
 }
 
@@ -271,14 +274,16 @@ read_node(sqlite3_stmt *s, struct ro_node *n)
 		n->failed_step = RO_PREFLIGHT;
 	inv_col_text(s, 9, n->last_line, sizeof(n->last_line));
 	inv_col_text(s, 10, n->reason, sizeof(n->reason));
+	n->links_before = sqlite3_column_type(s, 11) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(s, 11);
 }
 
 static int
 read_nodes(struct inv *inv, struct ro_campaign *c)
 {
 	sqlite3_stmt *s = prep(inv, "SELECT node, step, running, since, cordoned_before, "
-	    "cordoned_by_us, boot_before, wired_before, failed_step, last_line, reason "
-	    "FROM rollout_nodes WHERE rollout_id = ? ORDER BY ord");
+	    "cordoned_by_us, boot_before, wired_before, failed_step, last_line, reason, "
+	    "links_before FROM rollout_nodes WHERE rollout_id = ? ORDER BY ord");
 	int rc;
 
 	if (s == NULL)

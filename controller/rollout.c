@@ -50,16 +50,15 @@ rollout_next(const struct ro_campaign *c, int after, double now)
 
 	if (c->state != RO_RUNNING || c->n == 0)
 		return -1;
+	if (rollout_in_progress(c) < limit && rollout_in_window(c, now))
+		for (int i = 0; i < c->n; i++)
+			if (c->nodes[i].step == RO_PENDING)
+				return i;
 	for (int k = 1; k <= c->n; k++) {
 		int i = ((after < 0 ? -1 : after) + k) % c->n;
 		if (active(c->nodes[i].step))
 			return i;
 	}
-	if (rollout_in_progress(c) >= limit || !rollout_in_window(c, now))
-		return -1;
-	for (int i = 0; i < c->n; i++)
-		if (c->nodes[i].step == RO_PENDING)
-			return i;
 	return -1;
 }
 

@@ -34,9 +34,10 @@ int rollout_in_progress(const struct ro_campaign *c);
 int rollout_in_window(const struct ro_campaign *c, double now);
 
 /*
- * The node to work on next, starting the search after node `after` (round
- * robin; -1 from the start): a node in a step, else a pending node that may
- * start now (campaign running, in its window, room under max_unavailable).
+ * The node to work on next: a pending node that may start now (campaign
+ * running, in its window, room under max_unavailable), else a node in a
+ * step, searched from the one after node `after` (round robin; -1 from the
+ * start).
  * Returns its index, or -1 when there is nothing to do.
  */
 int rollout_next(const struct ro_campaign *c, int after, double now);

@@ -35,9 +35,10 @@ struct rollout_adapters {
 	    size_t whylen);
 };
 
-/* rollout_adapt.c: until placements and wiring verdicts are in this build,
- * drain has nothing to drain and links pass when the node's own report shows
- * RDMA enabled and every cabled port's RDMA device active with an IPv4. */
+/* rollout_adapt.c: until placements are in this build, drain has nothing to
+ * drain; links pass when wiring validation passes every expected link of the
+ * node in its cluster (a node in no cluster: when its own report shows RDMA
+ * enabled and every cabled port's RDMA device active with an IPv4). */
 extern const struct rollout_adapters rollout_adapters_builtin;
 
 struct rollout_runner;

@@ -52,6 +52,7 @@ struct ro_node {
 	int cordoned_by_us;
 	double boot_before;          /* the boot time when install began; NAN */
 	int64_t wired_before;        /* GPU wired limit bytes at preflight; REPORT_NULL_I64 */
+	int links_before;            /* the node's links passed at preflight: -1 unknown, 0, 1 */
 	enum ro_step failed_step;    /* the step that failed (step is RO_FAILED) */
 	char last_line[RO_LINE_MAX + 1];
 	char reason[API_REASON_MAX + 1];

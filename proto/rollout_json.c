@@ -456,6 +456,7 @@ decode_node(const cJSON *o, struct ro_node *n, char *err, size_t errlen)
 	n->since = get_num(o, "since");
 	n->boot_before = NAN;
 	n->wired_before = REPORT_NULL_I64;
+	n->links_before = -1;
 	const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(o, "commands"), *it;
 	cJSON_ArrayForEach(it, cmds) {
 		if (n->ncmds < RO_CMDS_MAX && cJSON_IsString(it))

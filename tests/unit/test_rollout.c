@@ -63,15 +63,7 @@ test_rolling_one_at_a_time(void **state)
 
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(rollout_in_progress(c), 0);
-		rollout_begin(c, rollout_next(c, -1, T0), T0);
-		assert_int_equal(rollout_in_progress(c), 1);
-		/* while one is in progress, no other starts */
-		for (int k = 0; k < 4; k++)
-			if (k != i)
-				assert_true(c->nodes[k].step == RO_PENDING || c->nodes[k].step == RO_DONE);
-		c->nodes[i].step = RO_PENDING;
-		c->nodes[i].running = 0;
-		run_node(c, i);
+		run_node(c, i);   /* checks that node i, and no other, is next at each step */
 	}
 	assert_int_equal(c->state, RO_FINISHED);
 	assert_int_equal(rollout_next(c, -1, T0), -1);
@@ -85,12 +77,12 @@ test_max_unavailable_two_and_lockstep(void **state)
 	struct ro_campaign *c = campaign(4, RO_ROLLING, 2);
 
 	rollout_begin(c, rollout_next(c, -1, T0), T0);
-	int second = rollout_next(c, 0, T0);
-	assert_int_equal(second, 0);      /* the active node comes first, round robin */
-	c->nodes[1].step = RO_PREFLIGHT;  /* a second one started */
+	assert_int_equal(rollout_next(c, 0, T0), 1);   /* room for a second: it starts */
+	rollout_begin(c, 1, T0);
 	assert_int_equal(rollout_in_progress(c), 2);
 	c->nodes[0].step = RO_WAIT;
 	c->nodes[1].step = RO_WAIT;
+	/* no room for a third: the two in progress, round robin */
 	assert_int_equal(rollout_next(c, 1, T0), 0);
 	assert_int_equal(rollout_next(c, 0, T0), 1);
 	free(c);
@@ -99,10 +91,11 @@ test_max_unavailable_two_and_lockstep(void **state)
 	/* lockstep: every node may be in at once, whatever max_unavailable says */
 	for (int i = 0; i < 3; i++) {
 		int k = rollout_next(c, -1, T0);
-		assert_int_equal(k, 0);
-		c->nodes[i].step = RO_WAIT;
-		assert_true(rollout_in_progress(c) == i + 1);
+		assert_int_equal(k, i);
+		rollout_begin(c, k, T0);
+		assert_int_equal(rollout_in_progress(c), i + 1);
 	}
+	assert_int_equal(rollout_next(c, 2, T0), 0);      /* then round robin */
 	free(c);
 }
 
