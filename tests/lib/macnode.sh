@@ -14,7 +14,8 @@
 #                           --no-agent, its tbagentd (darwin backend, that
 #                           PATH, reports every second) under a supervisor
 #                           that holds it stopped while the node "restarts";
-#                           the agent enrols as NAME with a bootstrap token
+#                           the agent enrols as NAME with a pre-approved
+#                           bootstrap token (token create --accept): ready
 #   macnode_addr NAME / macnode_port NAME / macnode_fp NAME
 #                           its address, SSH port, host key fingerprint
 #   macnode_dir NAME        its state directory ($FAKEMAC_DIR of its commands)
@@ -110,7 +111,7 @@ CONF
 macnode_supervise() {
 	local name=$1 d=$TMP/mac-$1
 	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:$PATH"
-	"$BIN/tbctl" token create --ttl 10m >"$d/bootstrap" || return 1
+	"$BIN/tbctl" token create --ttl 10m --accept >"$d/bootstrap" || return 1
 	mkdir -p "$d/agent-state"
 	cat >"$d/supervise.sh" <<SUP
 #!/bin/bash
