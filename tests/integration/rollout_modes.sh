@@ -59,7 +59,9 @@ check "abort" "$CTL" rollout abort "$id"
 "$CTL" rollout resume "$id" >/dev/null 2>"$TMP/e"
 check_eq "an aborted rollout cannot resume" 1 $?
 
-# lockstep, paused at once and resumed
+# lockstep, paused at once and resumed; each restart takes 8 s so that the
+# three are down together
+for n in mac1 mac2 mac3; do macnode_set $n REBOOT_SECS 8; done
 "$CTL" rollout start --cluster lock3 --target 26.3 --mode lockstep >/dev/null
 id=$("$CTL" rollout status --json | jq -r '.rollouts[0].id')
 check "pause" "$CTL" rollout pause

@@ -12,7 +12,7 @@ rollout_setup() {
 	local cluster=$1 i=1 n; shift
 	macnode_init
 	start_controller ctl --ssh-key "$MACNODE_KEY" --state-dir "$TMP/ctl-state" \
-		--boot-timeout 20 --ssh-timeout 5 --ssh-command-timeout 20 --install-timeout 60 \
+		--boot-timeout 60 --ssh-timeout 5 --ssh-command-timeout 20 --install-timeout 60 \
 		${ROLLOUT_CTRL_OPTS:-} || return 1
 	"$CTL" cluster create "$cluster" >/dev/null || return 1
 	for n in "$@"; do
