@@ -25,7 +25,7 @@ VERSION := 0.1.0
 UNAME_S := $(shell uname -s)
 
 AGENT_PKGS := libmicrohttpd libcurl libcjson
-CONTROLLER_PKGS := libmicrohttpd libcjson sqlite3 gnutls
+CONTROLLER_PKGS := libmicrohttpd libcjson sqlite3 gnutls libssh
 CTL_PKGS := libcurl libcjson
 TEST_PKGS := cmocka
 ALL_PKGS := $(sort $(AGENT_PKGS) $(CONTROLLER_PKGS) $(CTL_PKGS) $(TEST_PKGS))

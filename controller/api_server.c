@@ -90,6 +90,17 @@ static const struct route {
 	{ "GET", "/v1/placements/", "", VIEWER, api_placement_show },
 	{ "DELETE", "/v1/placements/", "", ADMIN, api_placement_remove },
 	{ "POST", "/v1/placements/", "/replan", VIEWER, api_placement_replan },
+	{ "POST", "/v1/nodes/", "/ssh", ADMIN, api_node_ssh_set },
+	{ "GET", "/v1/nodes/", "/ssh", VIEWER, api_node_ssh_get },
+	{ "POST", "/v1/nodes/", "/trust", ADMIN, api_node_trust },
+	{ "POST", "/v1/credentials", NULL, ADMIN, api_credentials_set },
+	{ "POST", "/v1/rollouts", NULL, ADMIN, api_rollouts_start },
+	{ "GET", "/v1/rollouts", NULL, VIEWER, api_rollouts_list },
+	{ "GET", "/v1/rollouts/", "", VIEWER, api_rollout_show },
+	{ "POST", "/v1/rollouts/", "/pause", ADMIN, api_rollout_pause },
+	{ "POST", "/v1/rollouts/", "/resume", ADMIN, api_rollout_resume },
+	{ "POST", "/v1/rollouts/", "/abort", ADMIN, api_rollout_abort },
+	{ "POST", "/v1/rollouts/", "/retry", ADMIN, api_rollout_retry },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

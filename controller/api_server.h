@@ -96,5 +96,17 @@ void api_placements_list(struct api_req *rq, struct api_resp *rs);
 void api_placement_show(struct api_req *rq, struct api_resp *rs);
 void api_placement_remove(struct api_req *rq, struct api_resp *rs);
 void api_placement_replan(struct api_req *rq, struct api_resp *rs);
+/* api_rollouts.c: SSH access, credentials, OS update campaigns */
+void api_node_ssh_set(struct api_req *rq, struct api_resp *rs);
+void api_node_ssh_get(struct api_req *rq, struct api_resp *rs);
+void api_node_trust(struct api_req *rq, struct api_resp *rs);
+void api_credentials_set(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_start(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_list(struct api_req *rq, struct api_resp *rs);
+void api_rollout_show(struct api_req *rq, struct api_resp *rs);
+void api_rollout_pause(struct api_req *rq, struct api_resp *rs);
+void api_rollout_resume(struct api_req *rq, struct api_resp *rs);
+void api_rollout_abort(struct api_req *rq, struct api_resp *rs);
+void api_rollout_retry(struct api_req *rq, struct api_resp *rs);
 
 #endif

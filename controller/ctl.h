@@ -41,11 +41,21 @@ enum ctl_opt {
 	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
 	CTL_OPT_TOPOLOGY = 1 << 9,
 	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
-	CTL_OPT_STRATEGY = 1 << 16,  /* placement's, from bit 16 */
-	CTL_OPT_CONTEXT = 1 << 17,
-	CTL_OPT_NODES = 1 << 18,
-	CTL_OPT_HOSTFILE = 1 << 19,
-	CTL_OPT_APPLY = 1 << 20,     /* a flag: --apply */
+	CTL_OPT_HOST = 1 << 11,
+	CTL_OPT_PORT = 1 << 12,
+	CTL_OPT_USER = 1 << 13,
+	CTL_OPT_FINGERPRINT = 1 << 14,
+	CTL_OPT_PASSWORD_FILE = 1 << 15,
+	CTL_OPT_TARGET = 1 << 16,
+	CTL_OPT_MODE = 1 << 17,
+	CTL_OPT_MAX_UNAVAILABLE = 1 << 18,
+	CTL_OPT_WINDOW = 1 << 19,
+	CTL_OPT_DRY_RUN = 1 << 20,     /* a flag: --dry-run */
+	CTL_OPT_STRATEGY = 1 << 21,  /* placement's, from bit 21 */
+	CTL_OPT_CONTEXT = 1 << 22,
+	CTL_OPT_NODES = 1 << 23,
+	CTL_OPT_HOSTFILE = 1 << 24,
+	CTL_OPT_APPLY = 1 << 25,     /* a flag: --apply */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -78,6 +88,9 @@ struct ctl_args {
 	const char *nodes;
 	const char *hostfile;
 	int apply;
+	const char *host, *port, *user, *fingerprint, *password_file;
+	const char *target, *mode, *max_unavailable, *window;
+	int dry_run;
 	int json;
 	int help;
 };
@@ -273,5 +286,21 @@ struct api_sample;
 int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 int ctl_history_print(FILE *f, const struct api_sample *s, int n);
+/* ctl_rollout.c: SSH access, credentials, OS updates */
+int ctl_node_ssh(struct ctl_client *, const struct ctl_args *);
+int ctl_node_trust(struct ctl_client *, const struct ctl_args *);
+int ctl_credentials_set(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_start(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_status(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_pause(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_resume(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_abort(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_retry(struct ctl_client *, const struct ctl_args *);
+
+struct ro_campaign;
+/* rollout status for people: one campaign with its nodes, at time now. */
+int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
+/* The list of campaigns, newest first. */
+int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
 
 #endif

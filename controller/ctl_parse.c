@@ -228,6 +228,15 @@ static const struct {
 	{ "context", CTL_OPT_CONTEXT, offsetof(struct ctl_args, context) },
 	{ "nodes", CTL_OPT_NODES, offsetof(struct ctl_args, nodes) },
 	{ "hostfile", CTL_OPT_HOSTFILE, offsetof(struct ctl_args, hostfile) },
+	{ "host", CTL_OPT_HOST, offsetof(struct ctl_args, host) },
+	{ "port", CTL_OPT_PORT, offsetof(struct ctl_args, port) },
+	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
+	{ "fingerprint", CTL_OPT_FINGERPRINT, offsetof(struct ctl_args, fingerprint) },
+	{ "password-file", CTL_OPT_PASSWORD_FILE, offsetof(struct ctl_args, password_file) },
+	{ "target", CTL_OPT_TARGET, offsetof(struct ctl_args, target) },
+	{ "mode", CTL_OPT_MODE, offsetof(struct ctl_args, mode) },
+	{ "max-unavailable", CTL_OPT_MAX_UNAVAILABLE, offsetof(struct ctl_args, max_unavailable) },
+	{ "window", CTL_OPT_WINDOW, offsetof(struct ctl_args, window) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */
@@ -255,6 +264,10 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 	}
 	if ((cmd->opts & CTL_OPT_APPLY) && strcmp(s, "--apply") == 0) {
 		a->apply = 1;
+		return 0;
+	}
+	if ((cmd->opts & CTL_OPT_DRY_RUN) && strcmp(s, "--dry-run") == 0) {
+		a->dry_run = 1;
 		return 0;
 	}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {

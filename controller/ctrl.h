@@ -44,6 +44,14 @@ struct ctrl {
 	int n_models;
 	int64_t place_headroom;       /* bytes kept free on every node by placements */
 	struct ctrl_counters ctr;
+	/* SSH actions (OS updates, provisioning); strings owned by main */
+	const char *state_dir;        /* credentials/ lives under it */
+	const char *ssh_key;          /* the controller's SSH private key; NULL none */
+	const char *password_command; /* prints a password (see credentials.h); NULL none */
+	double ssh_connect_timeout;   /* seconds */
+	double ssh_command_timeout;   /* seconds, per short command */
+	double install_timeout;       /* seconds, per download or install */
+	double boot_timeout;          /* seconds a node may take to come back */
 };
 
 double ctrl_now(void);

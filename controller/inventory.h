@@ -28,6 +28,7 @@
 #include "api.h"
 #include "api_samples.h"
 #include "report.h"
+#include "rollout_api.h"
 
 #define INV_NOTFOUND 1
 #define INV_CONFLICT 2
@@ -243,5 +244,27 @@ int inv_event_add(struct inv *inv, double time, const char *actor, const char *n
 /* node: "" for all; since: NAN for all; limit: at most this many, newest last. */
 int inv_event_list(struct inv *inv, const char *node, double since, int limit,
     struct api_event **out, int *n);
+
+/* ---- SSH access, credential owners, OS update campaigns (inventory_rollout.c) ---- */
+/* A node's SSH address and user (keeps a pinned key); INV_NOTFOUND for no such node. */
+int inv_ssh_set(struct inv *inv, const struct ro_ssh *s);
+/* Pin fp as the node's host key; INV_NOTFOUND when it has no SSH address. */
+int inv_ssh_trust(struct inv *inv, const char *node, const char *fp, double now);
+int inv_ssh_get(struct inv *inv, const char *node, struct ro_ssh *out);
+/* The account whose password is stored for scope ("node:N", "cluster:C"). */
+int inv_cred_set(struct inv *inv, const char *scope, const char *user, double now);
+int inv_cred_get(struct inv *inv, const char *scope, char *user, size_t size);
+/* A new campaign and its nodes; sets c->id.  In a transaction or not. */
+int inv_rollout_add(struct inv *inv, struct ro_campaign *c);
+/* Store the campaign's row and every node's.  In a transaction or not. */
+int inv_rollout_save(struct inv *inv, const struct ro_campaign *c);
+int inv_rollout_get(struct inv *inv, int64_t id, struct ro_campaign *c);
+/* Campaign ids: the running ones (oldest first) or all (newest first), at most max. */
+int inv_rollout_ids(struct inv *inv, int only_running, int64_t *ids, int max, int *n);
+/* The campaign still open (running, paused, halted) on cluster, or 0 in *id. */
+int inv_rollout_open_on(struct inv *inv, const char *cluster, int64_t *id);
+/* One line of a campaign's log: phase "begin" or "end"; status -1 for none. */
+int inv_rollout_log(struct inv *inv, int64_t id, const char *node, enum ro_step step,
+    const char *phase, double t, int status, const char *output);
 
 #endif

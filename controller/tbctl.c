@@ -62,6 +62,69 @@ static const struct ctl_cmd commands[] = {
 	  "node's latest.\n"
 	  "  --reason TEXT     why (optional; kept in the event log)\n",
 	  CTL_OPT_REASON, 1, 1, ctl_node_accept },
+	{ "node ssh", "NODE --host HOST [--port N] --user USER",
+	  "Tell the controller how to reach a node over SSH (OS updates).\n"
+	  "The controller logs in with its --ssh-key; the node's host key must\n"
+	  "also be pinned with node trust.\n"
+	  "  --host HOST       address or host name\n"
+	  "  --port N          SSH port (default 22)\n"
+	  "  --user USER       the account to log in as\n",
+	  CTL_OPT_HOST | CTL_OPT_PORT | CTL_OPT_USER, 1, 1, ctl_node_ssh },
+	{ "node trust", "NODE --fingerprint SHA256:...",
+	  "Pin a node's SSH host key.\n"
+	  "The controller refuses a node whose key is unknown or has changed; the\n"
+	  "refusal shows both fingerprints.  Check the key on the node\n"
+	  "(ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub), then pin it.\n"
+	  "  --fingerprint FP  the key's SHA256 fingerprint, as ssh-keygen -l prints it\n",
+	  CTL_OPT_FINGERPRINT, 1, 1, ctl_node_trust },
+	{ "credentials set", "(NODE | --cluster C) --user U --password-file F",
+	  "Store the account that OS updates authenticate as.\n"
+	  "softwareupdate --user U --stdinpass gets the password on its standard\n"
+	  "input.  The controller keeps it outside the inventory, in a file only\n"
+	  "its user can read; it is never shown again, logged or put in an event.\n"
+	  "A node's own credentials win over its cluster's.\n"
+	  "  --cluster C       for every node of cluster C\n"
+	  "  --user U          the volume owner's account on the Mac\n"
+	  "  --password-file F its password: the first line of F\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_USER | CTL_OPT_PASSWORD_FILE, 0, 1, ctl_credentials_set },
+	{ "rollout start", "--cluster C --target VERSION --mode rolling|lockstep [options]",
+	  "Update macOS on a cluster's nodes.\n"
+	  "Per node: preflight (SSH with the pinned key, the update listed, free\n"
+	  "disk, credentials, a healthy node), cordon, drain, download, install\n"
+	  "with restart, wait for a report with a new boot time, verify (build,\n"
+	  "RDMA, links, GPU wired limit), uncordon (only if the rollout cordoned\n"
+	  "it).  Nodes at the target are skipped.  A failed step halts the\n"
+	  "rollout and leaves the node cordoned with the reason.\n"
+	  "  --cluster C             the cluster\n"
+	  "  --target VERSION        macOS version (26.3) or build (25D125)\n"
+	  "  --label L               the softwareupdate label (default: the update\n"
+	  "                          to VERSION that softwareupdate --list shows)\n"
+	  "  --mode rolling|lockstep rolling: at most --max-unavailable nodes out of\n"
+	  "                          service at once; lockstep: all nodes together\n"
+	  "  --max-unavailable N     rolling: default 1\n"
+	  "  --window HH:MM-HH:MM    start nodes only in this daily window (UTC)\n"
+	  "  --dry-run               print every step per node with the commands it\n"
+	  "                          would run; change nothing\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_TARGET | CTL_OPT_LABEL | CTL_OPT_MODE |
+	  CTL_OPT_MAX_UNAVAILABLE | CTL_OPT_WINDOW | CTL_OPT_DRY_RUN, 0, 0, ctl_rollout_start },
+	{ "rollout status", "[ID]",
+	  "Show the rollouts, or one with its nodes.\n"
+	  "Per node: its step, since when, and the last line its commands printed\n"
+	  "(or why it failed).\n",
+	  0, 0, 1, ctl_rollout_status },
+	{ "rollout pause", "[ID]",
+	  "Pause a rollout after the step under way (default: the open one).\n",
+	  0, 0, 1, ctl_rollout_pause },
+	{ "rollout resume", "[ID]",
+	  "Resume a paused rollout (default: the open one).\n",
+	  0, 0, 1, ctl_rollout_resume },
+	{ "rollout abort", "[ID]",
+	  "Stop a rollout for good (default: the open one).\n"
+	  "Nodes are left as they are: a node it cordoned stays cordoned.\n",
+	  0, 0, 1, ctl_rollout_abort },
+	{ "rollout retry", "NODE [ID]",
+	  "Run a halted rollout's failed step on NODE again, and go on.\n",
+	  0, 1, 2, ctl_rollout_retry },
 	{ "token create", "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT] "
 	  "[--accept]",
 	  "Create a token; print it alone on stdout.\n"
@@ -200,6 +263,8 @@ static const char global_usage[] =
 "wiring, over the HTTP API of tbcontrollerd.\n"
 "The command line of tbmesh: nodes, tokens, events, clusters, models and\n"
 "placements, over the HTTP API of tbcontrollerd.\n"
+"The command line of tbmesh: nodes, tokens, events, clusters and OS\n"
+"updates, over the HTTP API of tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 
