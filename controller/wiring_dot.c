@@ -446,10 +446,14 @@ fail:
 char *
 wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int n)
 {
-	size_t cap = 64 + strlen(cluster) + (size_t)(n > 0 ? n : 0) * 200;
-	char *buf = malloc(cap), end[2][128];
+	/* "graph \"C\" {\n" "}\n"; per link "\t\"A\":\"tbR\" -- \"B\":\"tbR\";\n" */
+	size_t cap = strlen(cluster) + 16, len;
+	char *buf, end[2][sizeof(links[0].a.node) + sizeof(links[0].a.receptacle) + 8];
 
-	if (buf == NULL)
+	for (int k = 0; k < n; k++)
+		cap += strlen(links[k].a.node) + strlen(links[k].a.receptacle) +
+		    strlen(links[k].b.node) + strlen(links[k].b.receptacle) + 24;
+	if ((buf = malloc(cap)) == NULL)
 		return NULL;
 	snprintf(buf, cap, "graph \"%s\" {\n", cluster);
 	for (int k = 0; k < n; k++) {
@@ -464,5 +468,11 @@ wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int 
 		wiring_append(buf, cap, "\t%s -- %s;\n", end[0], end[1]);
 	}
 	wiring_append(buf, cap, "}\n");
+	/* cut short would store a plan that never parses again */
+	len = strlen(buf);
+	if (len < 2 || strcmp(buf + len - 2, "}\n") != 0) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
