@@ -25,6 +25,8 @@ api_wiring_get(struct api_req *rq, struct api_resp *rs)
 
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc == WMON_TOO_BIG)
+		api_error(rs, 409, "%s", err);
 	else if (rc != 0)
 		api_error(rs, 503, "%s", err);
 	else
@@ -67,6 +69,8 @@ api_wiring_plan_get(struct api_req *rq, struct api_resp *rs)
 
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc == WMON_TOO_BIG)
+		api_error(rs, 409, "%s", err);
 	else if (rc != 0)
 		api_error(rs, 503, "cluster %s: %s", rq->param, err);
 	else
@@ -227,7 +231,7 @@ plan_from_check(struct api_req *rq, enum wiring_topology topo, struct wiring_pla
 		return -1;
 	}
 	if (rc != 0) {
-		*status = 503;
+		*status = rc == WMON_TOO_BIG ? 409 : 503;
 		return -1;
 	}
 	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);

@@ -39,10 +39,15 @@ void wmon_report(struct wmon *m, const char *node, const struct report *r);
 
 /* A cluster's membership or plan changed: check it (every cluster) soon. */
 void wmon_touch(struct wmon *m);
+/* Drop node's cached wiring (the node was removed); accepts NULL. */
+void wmon_forget(struct wmon *m, const char *node);
+/* wmon_check's answer for a cluster beyond WIRING_NODES_MAX nodes. */
+#define WMON_TOO_BIG (-3)
 
 /*
  * Validate cluster now.  0 and *out (free with wiring_result_free), or
- * INV_NOTFOUND (no such cluster), or -1 with err.  Takes inv_mu: the caller
+ * INV_NOTFOUND (no such cluster), WMON_TOO_BIG with err (more members than
+ * WIRING_NODES_MAX), or -1 with err.  Takes inv_mu: the caller
  * must not hold it.
  */
 int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_result **out,
@@ -50,7 +55,7 @@ int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_re
 
 /*
  * The engine's view of cluster's nodes now (*out malloc'd, *n of them;
- * for cabling plans).  0, INV_NOTFOUND or -1 with err.  Takes inv_mu.
+ * for cabling plans).  0, INV_NOTFOUND, WMON_TOO_BIG or -1 with err.  Takes inv_mu.
  */
 int wmon_nodes(struct wmon *m, const char *cluster, double now, struct wiring_node **out,
     int *n, char *err, size_t errlen);
