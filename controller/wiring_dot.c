@@ -9,7 +9,9 @@
  * The reader takes what people write: comments (//, / * * /, and # lines),
  * graph/node/edge attribute statements and [attribute] lists (ignored),
  * quoted or bare ids, ; or , or nothing between statements, subgraphs,
- * edge chains (a -- b -- c), digraphs with ->, and ports with or without
+ * edge chains of nodes without ports (a -- b -- c: a port holds one
+ * cable, so a chain cannot pass through one), digraphs with ->, and ports
+ * with or without
  * "tb".  Errors name the line.
  */
 #include "wiring_int.h"
@@ -338,6 +340,10 @@ parse_id_stmt(struct parser *ps)
 			    "");
 		if (parse_end(ps, &next) < 0 || add_link(ps, &prev, &next) < 0)
 			return -1;
+		if (ps->lx.t == T_EDGE && next.e.receptacle[0])
+			return fail_at(ps, next.line, "a chain through %s:tb%s puts two cables on "
+			    "one receptacle: chains take nodes without ports", next.e.node,
+			    next.e.receptacle);
 		prev = next;
 	}
 	return skip_attrs(ps);

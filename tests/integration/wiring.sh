@@ -78,6 +78,12 @@ fault port-down.json mac1 mac4 port-down "rdma_en4 on mac1 is down"
 fault no-ipv4.json mac1 mac3 no-ipv4 "give mac3 en2 (receptacle 1) an IPv4 address"
 check_jq "no-ipv4: that end has no address" "$TMP/w.json" "$(link mac1 mac3) | .b.ipv4 == null and .a.ipv4 != null"
 fault os-skew.json mac1 mac4 os-skew "bring mac1 (25C56) and mac4 (25D125) to the same macOS build"
+fault one-sided.json mac1 mac2 one-sided "only mac1 sees the cable between mac1 tb1 and mac2 tb4"
+check_jq "one-sided: seen from mac1 only, as the other end reports its port empty" "$TMP/w.json" "$(link mac1 mac2) |
+	.actual == \"mac1 tb1 -- mac2 tb4 (seen from mac1 only) at 80 Gb/s\" and .problems == [\"one-sided\"] and
+	(.evidence.b | contains(\"empty\"))"
+check_jq "one-sided: the other five pass, a ring remains, nothing unexpected" "$TMP/w.json" \
+	'([.links[] | select(.pass)] | length) == 5 and .verdict == "ring-only" and (.unexpected | length) == 0'
 
 # two cables between one pair: every link passes, the extra one is unexpected
 use two-cables-one-pair.json
