@@ -178,6 +178,61 @@ wmon_report(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 }
 
+struct wmon_staged {
+	api_name node;
+	uint64_t fp;
+	struct wiring_node wn;
+};
+
+struct wmon_staged *
+wmon_stage(struct wmon *m, const char *node, const struct report *r)
+{
+	uint64_t fp = wmon_fingerprint(r);
+	const struct wmon_node *e;
+	struct wmon_staged *st;
+	int same;
+
+	if (m == NULL)
+		return NULL;
+	pthread_mutex_lock(&m->mu);
+	e = wmon_node_get(m, node, 0);
+	same = e != NULL && e->fp == fp;
+	pthread_mutex_unlock(&m->mu);
+	if (same || (st = malloc(sizeof(*st))) == NULL)
+		return NULL;
+	snprintf(st->node, sizeof(st->node), "%s", node);
+	st->fp = fp;
+	wiring_node_from_report(&st->wn, node, NODE_READY, r, 0, 0, 0);
+	return st;
+}
+
+void
+wmon_apply(struct wmon *m, struct wmon_staged *st)
+{
+	struct wmon_node *e;
+
+	if (m == NULL || st == NULL) {
+		free(st);
+		return;
+	}
+	pthread_mutex_lock(&m->mu);
+	if ((e = wmon_node_get(m, st->node, 1)) != NULL && e->fp != st->fp) {
+		e->wn = st->wn;
+		e->fp = st->fp;
+		e->dirty = 1;
+		m->dirty = 1;
+		pthread_cond_signal(&m->cv);
+	}
+	pthread_mutex_unlock(&m->mu);
+	free(st);
+}
+
+void
+wmon_staged_free(struct wmon_staged *st)
+{
+	free(st);
+}
+
 void
 wmon_forget(struct wmon *m, const char *node)
 {

@@ -1,9 +1,10 @@
 /*
  * The controller's live wiring view (the I/O around the pure engine in
- * wiring.h).  Each report passes through wmon_report() on the HTTP thread:
+ * wiring.h).  Each report passes through wmon_stage() on the HTTP thread:
  * a fingerprint of its wiring-relevant fields (ports, peers, addresses,
  * RDMA, bridge, OS build) is compared with the node's last one, and only
- * a change copies the report's wiring into the cache and wakes the wmon
+ * a change stages the report's wiring, which the ingest writer applies to
+ * the cache (wmon_apply()) once the report is stored, waking the wmon
  * thread, which re-validates the clusters of the changed nodes (and every
  * cluster every WMON_FULL_EVERY seconds, to see reports go stale), records
  * an event for each link whose verdict changed, and keeps the verdicts that
@@ -39,6 +40,18 @@ void wmon_report(struct wmon *m, const char *node, const struct report *r);
 
 /* A cluster's membership or plan changed: check it (every cluster) soon. */
 void wmon_touch(struct wmon *m);
+
+/*
+ * A report's wiring staged on the HTTP thread, applied by the ingest writer
+ * only once the report is stored (a report refused then changes nothing).
+ * wmon_stage: NULL when the wiring is what the cache has (a hash), or out
+ * of memory (the next report tries again).  wmon_apply frees st; both it
+ * and wmon_staged_free accept NULL.
+ */
+struct wmon_staged;
+struct wmon_staged *wmon_stage(struct wmon *m, const char *node, const struct report *r);
+void wmon_apply(struct wmon *m, struct wmon_staged *st);
+void wmon_staged_free(struct wmon_staged *st);
 /* Drop node's cached wiring (the node was removed); accepts NULL. */
 void wmon_forget(struct wmon *m, const char *node);
 /* wmon_check's answer for a cluster beyond WIRING_NODES_MAX nodes. */

@@ -300,6 +300,41 @@ test_big_cluster_refused(void **state)
 	rmdir(dir);
 }
 
+/* A staged wiring changes the cache only when applied (the report stored). */
+static void
+test_stage_apply(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	struct wmon *m = wmon_new(NULL);
+	struct wmon_staged *st;
+	struct wmon_node *e;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(m);
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	assert_non_null(st);
+	assert_null(wmon_node_get(m, "mac1", 0));      /* not stored yet: not cached */
+	wmon_staged_free(st);                          /* refused: nothing changes */
+	assert_null(wmon_node_get(m, "mac1", 0));
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	wmon_apply(m, st);
+	e = wmon_node_get(m, "mac1", 0);
+	assert_non_null(e);
+	assert_int_equal(e->fp, wmon_fingerprint(&c->reports[0]));
+	assert_int_equal(e->wn.n_ports, c->reports[0].thunderbolt.n_ports);
+	assert_null(wmon_stage(m, "mac1", &c->reports[0]));   /* the same wiring: a hash */
+	c->reports[0].thunderbolt.ports[0].speed_gbps = 40;
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	assert_non_null(st);
+	assert_true(wmon_node_get(m, "mac1", 0)->wn.ports[0].speed_gbps == 80);
+	wmon_apply(m, st);
+	assert_true(wmon_node_get(m, "mac1", 0)->wn.ports[0].speed_gbps == 40);
+	wmon_apply(m, NULL);
+	wmon_free(m);
+	fx_free(c);
+}
+
 int
 main(void)
 {
@@ -309,6 +344,7 @@ main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_stage_apply),
 		cmocka_unit_test(test_metrics_label_escape),
 		cmocka_unit_test(test_big_cluster_refused),
 	};
