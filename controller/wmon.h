@@ -35,7 +35,8 @@ void wmon_free(struct wmon *m);              /* accepts NULL */
 /* The fingerprint of r's wiring-relevant fields. */
 uint64_t wmon_fingerprint(const struct report *r);
 
-/* A node's report was accepted (any thread; cheap unless its wiring changed). */
+/* Store a report's wiring at once (any thread; cheap unless its wiring
+ * changed); the report handler stages and applies instead (below). */
 void wmon_report(struct wmon *m, const char *node, const struct report *r);
 
 /* A cluster's membership or plan changed: check it (every cluster) soon. */
