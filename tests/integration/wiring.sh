@@ -160,6 +160,13 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$
 check_eq "a viewer may read the check" 200 "$code"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $(cat "$TMP/viewer")" --data-binary '{"topology":"mesh"}' "$CTRL_URL/v1/clusters/studio4/wiring/plan")
 check_eq "a viewer may not change the plan" 403 "$code"
+# the longest names and receptacles: the stored DOT is whole and parses again
+jq -nc '{topology: "plan", links: [range(20) | (. | tostring | if length < 2 then "0" + . else . end) as $k |
+	{a: {node: ("a" * 61 + $k), receptacle: ("1" * 29 + $k)}, b: {node: ("b" * 61 + $k), receptacle: ("2" * 29 + $k)}}]}' >"$TMP/long.json"
+code=$(api PUT /v1/clusters/studio4/wiring/plan "$(cat "$TMP/long.json")")
+check_eq "a plan of the longest names is stored" 200 "$code"
+check_eq "and the check still answers" 200 "$(api GET /v1/clusters/studio4/wiring)"
+check_jq "with its twenty links" "$TMP/api.out" '(.links | length) == 20 and .links[19].b.receptacle == ("2" * 29 + "19")'
 "$CTL" wiring expect studio4 mesh >/dev/null
 until_jq "back to a mesh on any receptacles" studio4 '.topology == "mesh" and .verdict == "tensor-ready"'
 
