@@ -65,16 +65,31 @@ load(struct ctrl *c, int64_t id)
 	return camp;
 }
 
-/* Record node i's step start: the node's row and a "begin" line. */
+/*
+ * Record node i's step start: the node's row and a "begin" line.  Nothing
+ * begins, and 1 is returned, when the campaign as stored now is no longer
+ * running: an operator paused or aborted it after camp was loaded, and
+ * saving camp would undo that.
+ */
 static int
 record_begin(struct rollout_runner *r, struct ro_campaign *camp, int i)
 {
 	struct ctrl *c = r->c;
 	struct ro_node *n = &camp->nodes[i];
+	struct ro_campaign *cur = malloc(sizeof(*cur));
 	double now = ctrl_now();
 	int rc;
 
+	if (cur == NULL)
+		return -1;
 	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_rollout_get(c->inv, camp->id, cur);
+	if (rc != 0 || cur->state != RO_RUNNING) {
+		pthread_mutex_unlock(&c->inv_mu);
+		free(cur);
+		return rc != 0 ? -1 : 1;
+	}
+	free(cur);
 	ro_step_prepare(c, camp, i);
 	rollout_begin(camp, i, now);
 	rc = inv_begin(c->inv);
@@ -172,7 +187,7 @@ tick_campaign(struct rollout_runner *r, int64_t id)
 	r->cursor = i;
 	int resumed = camp->nodes[i].running;
 	if (!resumed) {
-		if (record_begin(r, camp, i) == -1)
+		if (record_begin(r, camp, i) != 0)
 			goto done;
 		did = 1;
 	}
