@@ -1,0 +1,258 @@
+/*
+ * provision_run: runs the survey and a plan through a struct prov_exec
+ * (how commands reach the Mac: the SSH layer in the controller), checking
+ * each step before applying it and again after, recording every step, and
+ * undoing this run's steps in reverse when one fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision.h"
+
+static void
+output_free(struct prov_output *o)
+{
+	free(o->out);
+	free(o->err);
+	memset(o, 0, sizeof(*o));
+}
+
+/* cmd as the Mac runs it: under "sudo -n sh -c" when sudo. */
+static int
+wrap(int sudo, const char *cmd, char *buf, size_t size)
+{
+	char q[PROV_CMD_MAX * 2];
+
+	if (!sudo) {
+		int n = snprintf(buf, size, "%s", cmd);
+
+		return n < 0 || (size_t)n >= size ? -1 : 0;
+	}
+	if (prov_shell_quote(cmd, q, sizeof(q)) != 0)
+		return -1;
+	int n = snprintf(buf, size, "sudo -n sh -c %s", q);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Run cmd; 0 with *o filled, or -1 with a reason in err. */
+static int
+run(const struct prov_exec *ex, int sudo, const char *cmd, const void *in, size_t inlen,
+    int timeout_s, struct prov_output *o, char *err, size_t errlen)
+{
+	char full[PROV_CMD_MAX * 2 + 32];
+
+	memset(o, 0, sizeof(*o));
+	if (wrap(sudo, cmd, full, sizeof(full)) != 0) {
+		snprintf(err, errlen, "command too long");
+		return -1;
+	}
+	if (ex->run(ex->ctx, full, in, inlen, timeout_s, o, err, errlen) != 0) {
+		output_free(o);
+		return -1;
+	}
+	if (o->out == NULL && (o->out = strdup("")) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int
+prov_survey(const struct prov_exec *ex, int timeout_s, struct prov_facts *f, char *err,
+    size_t errlen)
+{
+	prov_facts_init(f);
+	for (int i = 0; i < PROV_F_COUNT; i++) {
+		struct prov_output o;
+
+		if (run(ex, 0, prov_survey_cmd(i), NULL, 0, timeout_s, &o, err, errlen) != 0)
+			return -1;
+		prov_facts_parse(f, i, o.out, o.status);
+		output_free(&o);
+	}
+	return 0;
+}
+
+const char *
+prov_outcome_name(enum prov_outcome o)
+{
+	static const char *names[] = {
+		[PROV_DONE_ALREADY] = "done already", [PROV_APPLIED] = "applied",
+		[PROV_WOULD_APPLY] = "would apply", [PROV_FAILED] = "FAILED",
+		[PROV_UNDONE] = "undone", [PROV_UNDO_FAILED] = "undo FAILED",
+		[PROV_NOT_UNDOABLE] = "cannot be undone",
+	};
+	return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
+}
+
+static struct prov_record *
+record(struct prov_result *r, const struct prov_step *s, enum prov_outcome oc,
+    const char *command)
+{
+	struct prov_record *rec;
+
+	if (r->n == (int)(sizeof(r->records) / sizeof(r->records[0])))
+		return &r->records[r->n - 1];
+	rec = &r->records[r->n++];
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->step, sizeof(rec->step), "%s", s->id);
+	snprintf(rec->title, sizeof(rec->title), "%s", s->title);
+	rec->outcome = oc;
+	snprintf(rec->command, sizeof(rec->command), "%s", command != NULL ? command : "");
+	return rec;
+}
+
+/* The first line of a command's stderr (or stdout) for a failure's reason. */
+static void
+why(const struct prov_output *o, char *buf, size_t size)
+{
+	const char *t = o->err != NULL && o->err[0] != '\0' ? o->err : o->out;
+	size_t len = t != NULL ? strcspn(t, "\n") : 0;
+
+	if (len == 0)
+		snprintf(buf, size, "exit status %d", o->status);
+	else
+		snprintf(buf, size, "exit status %d: %.*s", o->status, (int)(len > 200 ? 200 : len),
+		    t);
+}
+
+/* What this run applied: the step and what its check printed before. */
+struct applied {
+	const struct prov_step *s;
+	struct prov_output before;
+};
+
+static void
+undo_all(const struct prov_exec *ex, const struct prov_plan *p, struct applied *a, int n,
+    int timeout_s, struct prov_result *r)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		char cmd[PROV_CMD_MAX], e[PROV_LINE_MAX];
+		const char *in;
+		size_t inlen;
+		struct prov_output o;
+		struct prov_record *rec;
+
+		if (prov_step_undo(a[i].s, a[i].before.out, a[i].before.status, cmd, sizeof(cmd),
+		    &in, &inlen) != 0) {
+			record(r, a[i].s, PROV_NOT_UNDOABLE, NULL);
+			continue;
+		}
+		if (run(ex, p->sudo, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
+			rec = record(r, a[i].s, PROV_UNDO_FAILED, cmd);
+			snprintf(rec->detail, sizeof(rec->detail), "%s", e);
+			continue;
+		}
+		rec = record(r, a[i].s, o.status == 0 ? PROV_UNDONE : PROV_UNDO_FAILED, cmd);
+		if (o.status != 0)
+			why(&o, rec->detail, sizeof(rec->detail));
+		output_free(&o);
+	}
+}
+
+/* The standard input of s's apply. */
+static void
+apply_input(const struct prov_step *s, const struct prov_blob *agent, const char *token,
+    const void **in, size_t *inlen)
+{
+	*in = s->input;
+	*inlen = s->input_len;
+	if (s->input_binary) {
+		*in = agent != NULL ? agent->data : NULL;
+		*inlen = agent != NULL ? agent->len : 0;
+	} else if (s->input_secret) {
+		*in = token;
+		*inlen = token != NULL ? strlen(token) : 0;
+	}
+}
+
+/* Apply s then check it again.  0, or -1 with the reason in r. */
+static int
+apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct prov_step *s,
+    int timeout_s, const struct prov_blob *agent, const char *token, struct prov_result *r)
+{
+	struct prov_output o;
+	const void *in;
+	size_t inlen;
+	char e[200];
+
+	apply_input(s, agent, token, &in, &inlen);
+	if ((s->input_binary || s->input_secret) && in == NULL) {
+		snprintf(r->reason, sizeof(r->reason), "no %s given",
+		    s->input_binary ? "agent binary" : "bootstrap token");
+		return -1;
+	}
+	if (run(ex, p->sudo, s->apply, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
+		snprintf(r->reason, sizeof(r->reason), "%s", e);
+		return -1;
+	}
+	if (o.status != 0) {
+		why(&o, r->reason, sizeof(r->reason));
+		output_free(&o);
+		return -1;
+	}
+	output_free(&o);
+	if (run(ex, p->sudo, s->check, NULL, 0, timeout_s, &o, e, sizeof(e)) != 0) {
+		snprintf(r->reason, sizeof(r->reason), "checking after: %s", e);
+		return -1;
+	}
+	int done = prov_step_done(s, o.out, o.status);
+	output_free(&o);
+	if (!done) {
+		snprintf(r->reason, sizeof(r->reason),
+		    "applied, but its check still says it is not done");
+		return -1;
+	}
+	return 0;
+}
+
+int
+prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int timeout_s,
+    const struct prov_blob *agent, const char *token, struct prov_result *r)
+{
+	struct applied a[PROV_STEPS_MAX];
+	int na = 0, failed = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < p->n && !failed; i++) {
+		const struct prov_step *s = &p->steps[i];
+		struct prov_output before;
+		char e[200];
+
+		if (run(ex, p->sudo, s->check, NULL, 0, timeout_s, &before, e, sizeof(e)) != 0) {
+			snprintf(r->reason, sizeof(r->reason), "check: %s", e);
+			record(r, s, PROV_FAILED, s->check);
+			failed = 1;
+			break;
+		}
+		if (prov_step_done(s, before.out, before.status)) {
+			record(r, s, PROV_DONE_ALREADY, s->check);
+			output_free(&before);
+			continue;
+		}
+		if (dry_run) {
+			record(r, s, PROV_WOULD_APPLY, s->apply);
+			output_free(&before);
+			continue;
+		}
+		if (apply_step(ex, p, s, timeout_s, agent, token, r) != 0) {
+			snprintf(record(r, s, PROV_FAILED, s->apply)->detail, PROV_LINE_MAX, "%s",
+			    r->reason);
+			output_free(&before);
+			failed = 1;
+			break;
+		}
+		record(r, s, PROV_APPLIED, s->apply);
+		a[na].s = s;
+		a[na++].before = before;
+	}
+	if (failed) {
+		snprintf(r->failed_step, sizeof(r->failed_step), "%s", r->records[r->n - 1].step);
+		undo_all(ex, p, a, na, timeout_s, r);
+	}
+	for (int i = 0; i < na; i++)
+		output_free(&a[i].before);
+	r->ok = !failed;
+	return failed ? -1 : 0;
+}
