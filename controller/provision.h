@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
+
 #define PROV_PORTS_MAX 16
 #define PROV_STEPS_MAX 64
 #define PROV_LINE_MAX 256
@@ -50,7 +52,7 @@
 #define PROV_NETMASK "255.255.255.252"               /* one /30 per cable */
 
 /* The manual step when RDMA is off: only a person at the Mac can do it. */
-#define PROV_RDMA_MANUAL "boot into Recovery, Terminal, rdma_ctl enable, reboot"
+#define PROV_RDMA_MANUAL API_RDMA_MANUAL_STEP
 
 /* The survey: every command is read-only. */
 enum prov_fact {
