@@ -38,6 +38,11 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
+	CTL_OPT_USER = 1 << 8,         /* node add: --user, --key, --port */
+	CTL_OPT_FINGERPRINT = 1 << 9,  /* node add: --fingerprint, --accept-new */
+	CTL_OPT_DRY_RUN = 1 << 10,
+	CTL_OPT_AGENT = 1 << 11,       /* node add: --agent-binary, --wired-limit-mb, --name */
+	CTL_OPT_NETWORK = 1 << 12,
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -62,6 +67,16 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	const char *user;
+	const char *key;
+	const char *port;
+	const char *fingerprint;
+	const char *agent_binary;
+	const char *wired_limit_mb;
+	const char *name;
+	int accept_new;            /* flags */
+	int dry_run;
+	int network;
 	int json;
 	int help;
 };
@@ -198,6 +213,30 @@ int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *
 int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 
+/* ctl_prov.c: node add and node deprovision. */
+struct prov_api_request;
+struct prov_api_status;
+
+/*
+ * node add's arguments into a request: HOST, --user, --key (made absolute
+ * with cwd), --port, --cluster, --name, --fingerprint or --accept-new,
+ * --dry-run, --agent-binary (made absolute), --wired-limit-mb.  Returns 0,
+ * or -1 with a message for a usage error.
+ */
+int ctl_prov_request(const struct ctl_args *a, const char *cwd, struct prov_api_request *req,
+    char *err, size_t errlen);
+
+/*
+ * Print what is new in status s since the last call: preflight lines from
+ * *lines on, step records from *steps on (both advanced); when s has
+ * ended, the outcome ("mac1 is ready", the failed step and what was undone,
+ * the manual step).  Returns 0, or -1 when out of memory.
+ */
+int ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps);
+
+/* 1 when status state has ended (not "running" nor "waiting"). */
+int ctl_prov_ended(const char *state);
+
 /* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c). */
 int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
 int ctl_node_show(struct ctl_client *, const struct ctl_args *);
@@ -205,6 +244,8 @@ int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_node_add(struct ctl_client *, const struct ctl_args *);
+int ctl_node_deprovision(struct ctl_client *, const struct ctl_args *);
 int ctl_token_create(struct ctl_client *, const struct ctl_args *);
 int ctl_token_list(struct ctl_client *, const struct ctl_args *);
 int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);

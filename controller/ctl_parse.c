@@ -223,6 +223,24 @@ static const struct {
 	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
+	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
+	{ "key", CTL_OPT_USER, offsetof(struct ctl_args, key) },
+	{ "port", CTL_OPT_USER, offsetof(struct ctl_args, port) },
+	{ "fingerprint", CTL_OPT_FINGERPRINT, offsetof(struct ctl_args, fingerprint) },
+	{ "agent-binary", CTL_OPT_AGENT, offsetof(struct ctl_args, agent_binary) },
+	{ "wired-limit-mb", CTL_OPT_AGENT, offsetof(struct ctl_args, wired_limit_mb) },
+	{ "name", CTL_OPT_AGENT, offsetof(struct ctl_args, name) },
+};
+
+/* Options without a value. */
+static const struct {
+	const char *name;
+	unsigned bit;
+	size_t off;
+} cmd_flags[] = {
+	{ "--accept-new", CTL_OPT_FINGERPRINT, offsetof(struct ctl_args, accept_new) },
+	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
+	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */
@@ -240,6 +258,11 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 		a->help = 1;
 		return 0;
 	}
+	for (size_t k = 0; k < NELEM(cmd_flags); k++)
+		if ((cmd->opts & cmd_flags[k].bit) && strcmp(s, cmd_flags[k].name) == 0) {
+			*(int *)(void *)((char *)a + cmd_flags[k].off) = 1;
+			return 0;
+		}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {
 		if (!(cmd->opts & cmd_opts[k].bit))
 			continue;
