@@ -184,4 +184,24 @@ int inv_event_add(struct inv *inv, double time, const char *actor, const char *n
 int inv_event_list(struct inv *inv, const char *node, double since, int limit,
     struct api_event **out, int *n);
 
+/*
+ * Provisioning runs (inventory_prov.c); struct prov_api_status is
+ * proto/prov_api.h's.  inv_prov_add stores a run's header (kind, host,
+ * node, cluster, state, dry_run, fingerprint, started_at) and sets s->id;
+ * inv_prov_update its header fields again; inv_prov_line and inv_prov_step
+ * append one preflight line or step record; inv_prov_get reads a whole run
+ * (INV_NOTFOUND).  inv_prov_interrupted marks the runs still "running" or
+ * "waiting" failed with reason (a controller that stopped during a run),
+ * and returns how many, or -1.
+ */
+struct prov_api_status;
+struct prov_api_line;
+struct prov_api_step;
+int inv_prov_add(struct inv *inv, struct prov_api_status *s);
+int inv_prov_update(struct inv *inv, const struct prov_api_status *s);
+int inv_prov_line(struct inv *inv, int64_t id, int ord, const struct prov_api_line *l);
+int inv_prov_step(struct inv *inv, int64_t id, int ord, const struct prov_api_step *st);
+int inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *out);
+int inv_prov_interrupted(struct inv *inv, double now, const char *reason);
+
 #endif
