@@ -65,6 +65,7 @@ enum prov_fact {
 	PROV_F_BRIDGE,         /* networksetup -getnetworkserviceenabled 'Thunderbolt Bridge' */
 	PROV_F_PMSET,          /* pmset -g */
 	PROV_F_WIRED,          /* sysctl -n iogpu.wired_limit_mb */
+	PROV_F_HOSTNAME,       /* hostname: the name the agent reports */
 	PROV_F_COUNT
 };
 
@@ -93,6 +94,7 @@ struct prov_facts {
 	int sleep_min;             /* pmset "sleep"; -1 unknown */
 	int autorestart;           /* pmset "autorestart"; -1 unknown */
 	int wired_limit_mb;        /* iogpu.wired_limit_mb; -1 unknown */
+	char hostname[256];
 	char errors[PROV_F_COUNT][PROV_LINE_MAX];  /* why a fact is unknown */
 };
 
@@ -136,6 +138,7 @@ struct prov_settings {
 	const char *root;             /* prefix of every path on the Mac ("" or NULL: /) */
 	int sudo;                     /* run every command with sudo -n */
 	const char *controller_url;   /* written into the agent's config */
+	const char *node_name;        /* the agent's name; NULL or "": its host name */
 	const char *agent_sha256;     /* hex digest of the agent binary to install */
 	size_t agent_size;
 	int wired_limit_mb;           /* 0: leave the system default */
@@ -260,7 +263,7 @@ int prov_shell_quote(const char *s, char *buf, size_t size);
  */
 char *prov_agent_plist(const char *root);
 char *prov_wired_plist(int wired_limit_mb);
-char *prov_agent_config(const char *root, const char *controller_url);
+char *prov_agent_config(const char *root, const char *controller_url, const char *name);
 
 /* The run (provision_run.c). */
 
@@ -277,10 +280,14 @@ struct prov_output {
  * *o and returns 0 when the command ran (whatever its status), or -1 with a
  * reason when it could not be run (connection lost, timed out).
  */
+struct prov_record;
+
 struct prov_exec {
 	void *ctx;
 	int (*run)(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
 	    struct prov_output *o, char *err, size_t errlen);
+	/* Called with each record as prov_run makes it (may be NULL). */
+	void (*recorded)(void *ctx, const struct prov_record *rec);
 };
 
 enum prov_outcome {

@@ -29,6 +29,7 @@ static const struct {
 	    "networksetup -getnetworkserviceenabled '" PROV_BRIDGE_SERVICE "'" },
 	[PROV_F_PMSET] = { "pmset", "pmset -g" },
 	[PROV_F_WIRED] = { "wired limit", "sysctl -n iogpu.wired_limit_mb" },
+	[PROV_F_HOSTNAME] = { "hostname", "hostname" },
 };
 
 const char *
@@ -268,6 +269,9 @@ parse_small(struct prov_facts *f, enum prov_fact fact, const char *out, char *er
 	switch (fact) {
 	case PROV_F_CPU:
 		snprintf(f->cpu, sizeof(f->cpu), "%s", w);
+		return 0;
+	case PROV_F_HOSTNAME:
+		snprintf(f->hostname, sizeof(f->hostname), "%s", w);
 		return 0;
 	case PROV_F_RDMA:
 		if (strcmp(w, "enabled") == 0 || strcmp(w, "disabled") == 0) {

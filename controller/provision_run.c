@@ -86,6 +86,14 @@ prov_outcome_name(enum prov_outcome o)
 	return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
 }
 
+/* Tell ex about the last record, once it is complete. */
+static void
+told(const struct prov_exec *ex, const struct prov_result *r)
+{
+	if (ex->recorded != NULL && r->n > 0)
+		ex->recorded(ex->ctx, &r->records[r->n - 1]);
+}
+
 static struct prov_record *
 record(struct prov_result *r, const struct prov_step *s, enum prov_outcome oc,
     const char *command)
@@ -137,16 +145,19 @@ undo_all(const struct prov_exec *ex, const struct prov_plan *p, struct applied *
 		if (prov_step_undo(a[i].s, a[i].before.out, a[i].before.status, cmd, sizeof(cmd),
 		    &in, &inlen) != 0) {
 			record(r, a[i].s, PROV_NOT_UNDOABLE, NULL);
+			told(ex, r);
 			continue;
 		}
 		if (run(ex, p->sudo, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
 			rec = record(r, a[i].s, PROV_UNDO_FAILED, cmd);
 			snprintf(rec->detail, sizeof(rec->detail), "%s", e);
+			told(ex, r);
 			continue;
 		}
 		rec = record(r, a[i].s, o.status == 0 ? PROV_UNDONE : PROV_UNDO_FAILED, cmd);
 		if (o.status != 0)
 			why(&o, rec->detail, sizeof(rec->detail));
+		told(ex, r);
 		output_free(&o);
 	}
 }
@@ -222,28 +233,34 @@ prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int
 
 		if (run(ex, p->sudo, s->check, NULL, 0, timeout_s, &before, e, sizeof(e)) != 0) {
 			snprintf(r->reason, sizeof(r->reason), "check: %s", e);
-			record(r, s, PROV_FAILED, s->check);
+			snprintf(record(r, s, PROV_FAILED, s->check)->detail, PROV_LINE_MAX, "%s",
+			    r->reason);
+			told(ex, r);
 			failed = 1;
 			break;
 		}
 		if (prov_step_done(s, before.out, before.status)) {
 			record(r, s, PROV_DONE_ALREADY, s->check);
+			told(ex, r);
 			output_free(&before);
 			continue;
 		}
 		if (dry_run) {
 			record(r, s, PROV_WOULD_APPLY, s->apply);
+			told(ex, r);
 			output_free(&before);
 			continue;
 		}
 		if (apply_step(ex, p, s, timeout_s, agent, token, r) != 0) {
 			snprintf(record(r, s, PROV_FAILED, s->apply)->detail, PROV_LINE_MAX, "%s",
 			    r->reason);
+			told(ex, r);
 			output_free(&before);
 			failed = 1;
 			break;
 		}
 		record(r, s, PROV_APPLIED, s->apply);
+		told(ex, r);
 		a[na].s = s;
 		a[na++].before = before;
 	}

@@ -288,7 +288,7 @@ agent_steps(struct prov_plan *p, const struct prov_settings *s, const char *root
 		return -1;
 	if (file_step(p, root, PROV_AGENT_CONF, "/usr/local/etc/tbmesh", "agent-config",
 	    "tbagentd config (controller, bootstrap token file, state dir)",
-	    prov_agent_config(root, s->controller_url), NULL) != 0)
+	    prov_agent_config(root, s->controller_url, s->node_name), NULL) != 0)
 		return -1;
 	snprintf(full, sizeof(full), "%s" PROV_AGENT_NODE_TOKEN, root);
 	prov_shell_quote(full, q1, sizeof(q1));

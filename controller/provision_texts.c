@@ -86,13 +86,17 @@ prov_wired_plist(int wired_limit_mb)
 }
 
 char *
-prov_agent_config(const char *root, const char *controller_url)
+prov_agent_config(const char *root, const char *controller_url, const char *name)
 {
+	int named = name != NULL && name[0] != '\0';
+
 	return fmt_alloc(
 	    "# tbagentd configuration, written by tbctl node add.\n"
 	    "backend = darwin\n"
 	    "controller = %s\n"
 	    "bootstrap-token-file = %s" PROV_AGENT_BOOTSTRAP "\n"
 	    "state-dir = %s" PROV_AGENT_STATE "\n"
-	    "log = syslog\n", controller_url, root, root);
+	    "%s%s%s"
+	    "log = syslog\n", controller_url, root, root, named ? "name = " : "",
+	    named ? name : "", named ? "\n" : "");
 }

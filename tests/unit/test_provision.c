@@ -75,6 +75,7 @@ studio_facts(struct prov_facts *f)
 	assert_int_equal(prov_facts_parse(f, PROV_F_BRIDGE, "Enabled\n", 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_PMSET, PMSET_FRESH, 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_WIRED, "0\n", 0), 0);
+	assert_int_equal(prov_facts_parse(f, PROV_F_HOSTNAME, "mac1\n", 0), 0);
 	free(sw);
 	free(tb);
 }
@@ -98,6 +99,7 @@ test_facts(void **state)
 	assert_int_equal(f.sleep_min, 1);
 	assert_int_equal(f.autorestart, 0);
 	assert_int_equal(f.wired_limit_mb, 0);
+	assert_string_equal(f.hostname, "mac1");
 	/* receptacle 2 is en3 here */
 	for (int i = 0; i < f.n_ports; i++)
 		if (strcmp(f.ports[i].receptacle, "2") == 0)
@@ -185,6 +187,7 @@ test_preflight(void **state)
 	prov_facts_init(&f);
 	prov_preflight(&f, 0, &p);
 	assert_int_equal(p.failed, 6);   /* nothing known: every line fails */
+	assert_non_null(strstr(line_of(&p, "macOS")->text, "macOS version unknown"));
 }
 
 /* A TB4-only Mac: no port runs at 120 or 80 Gb/s. */

@@ -434,14 +434,28 @@ logged(const struct mac *m, const char *cmd)
 	return 0;
 }
 
+static int n_told;
+
+static void
+tell(void *ctx, const struct prov_record *rec)
+{
+	(void)ctx;
+	assert_non_null(rec->step[0] != '\0' ? rec : NULL);
+	n_told++;
+}
+
 static void
 test_fresh_then_again(void **state)
 {
 	struct fix *x = *state;
 	struct mac_svc *s;
 
+	n_told = 0;
+	x->ex.recorded = tell;
+
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-123", &x->res), 0);
 	assert_true(x->res.ok);
+	assert_int_equal(n_told, x->res.n);   /* every record was told as it was made */
 	/* a new network service is enabled when created: those two checks pass */
 	assert_int_equal(count(&x->res, PROV_APPLIED), x->plan->n - 2);
 	for (int i = 0; i < x->res.n; i++)
@@ -618,7 +632,7 @@ test_sudo(void **state)
 {
 	struct fix *x = *state;
 	char seen[2048];
-	struct prov_exec ex = { seen, record_run };
+	struct prov_exec ex = { seen, record_run, NULL };
 	struct prov_plan *p = prov_plan_build(&x->facts, &(struct prov_settings){
 		.sudo = 1, .controller_url = "u", .agent_sha256 = "0" }, seen, sizeof(seen));
 
