@@ -203,5 +203,7 @@ int inv_prov_line(struct inv *inv, int64_t id, int ord, const struct prov_api_li
 int inv_prov_step(struct inv *inv, int64_t id, int ord, const struct prov_api_step *st);
 int inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *out);
 int inv_prov_interrupted(struct inv *inv, double now, const char *reason);
+/* The id of the last run that provisioned node (not a dry run); 0 none, -1 error. */
+int64_t inv_prov_last_add(struct inv *inv, const char *node);
 
 #endif

@@ -43,7 +43,8 @@ inv_prov_add(struct inv *inv, struct prov_api_status *s)
 	int b;
 
 	if (prepare(inv, "INSERT INTO provisions (kind, host, node, cluster, state, dry_run, "
-	    "fingerprint, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, __func__))
+	    "fingerprint, started_at, port, user, key_file) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+	    "?8, ?9, ?10, ?11)", &st, __func__))
 		return -1;
 	b = sqlite3_bind_text(st, 1, s->kind, -1, SQLITE_STATIC);
 	b = b ? b : sqlite3_bind_text(st, 2, s->host, -1, SQLITE_STATIC);
@@ -53,6 +54,9 @@ inv_prov_add(struct inv *inv, struct prov_api_status *s)
 	b = b ? b : sqlite3_bind_int(st, 6, s->dry_run != 0);
 	b = b ? b : inv_bind_text(st, 7, s->fingerprint);
 	b = b ? b : sqlite3_bind_double(st, 8, s->started_at);
+	b = b ? b : sqlite3_bind_int(st, 9, s->port);
+	b = b ? b : inv_bind_text(st, 10, s->user);
+	b = b ? b : inv_bind_text(st, 11, s->key_file);
 	if (run_done(inv, st, b, __func__) != 0)
 		return -1;
 	s->id = sqlite3_last_insert_rowid(inv->db);
@@ -159,7 +163,8 @@ inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *o)
 
 	memset(o, 0, sizeof(*o));
 	if (prepare(inv, "SELECT kind, host, node, cluster, state, dry_run, fingerprint, "
-	    "failed_step, reason, manual, started_at, finished_at FROM provisions WHERE id = ?1",
+	    "failed_step, reason, manual, started_at, finished_at, port, user, key_file "
+	    "FROM provisions WHERE id = ?1",
 	    &st, __func__) || sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
 		return -1;
 	rc = sqlite3_step(st);
@@ -180,6 +185,9 @@ inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *o)
 	inv_col_text(st, 9, o->manual, sizeof(o->manual));
 	o->started_at = inv_col_double(st, 10);
 	o->finished_at = inv_col_double(st, 11);
+	o->port = sqlite3_column_int(st, 12);
+	inv_col_text(st, 13, o->user, sizeof(o->user));
+	inv_col_text(st, 14, o->key_file, sizeof(o->key_file));
 	sqlite3_finalize(st);
 	return get_rows(inv, o);
 }
@@ -198,4 +206,23 @@ inv_prov_interrupted(struct inv *inv, double now, const char *reason)
 	if (run_done(inv, st, b, __func__) != 0)
 		return -1;
 	return sqlite3_changes(inv->db);
+}
+
+int64_t
+inv_prov_last_add(struct inv *inv, const char *node)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+
+	if (prepare(inv, "SELECT id FROM provisions WHERE node = ?1 AND kind = 'add' AND "
+	    "dry_run = 0 AND state IN ('ready', 'waiting') ORDER BY id DESC LIMIT 1", &st,
+	    __func__) || sqlite3_bind_text(st, 1, node, -1, SQLITE_STATIC) != SQLITE_OK)
+		return -1;
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW: id = sqlite3_column_int64(st, 0); break;
+	case SQLITE_DONE: id = 0; break;
+	default: id = inv_db_fail(inv, __func__, "step"); break;
+	}
+	sqlite3_finalize(st);
+	return id;
 }

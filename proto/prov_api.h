@@ -13,7 +13,8 @@
  *    "wired_limit_mb":null}
  * A deprovision request: {"network":false, "dry_run":false}
  * A status:
- *   {"id":1, "kind":"add"|"deprovision", "host":"10.0.0.5", "node":"mac1"|null,
+ *   {"id":1, "kind":"add"|"deprovision", "host":"10.0.0.5", "port":22,
+ *    "user":"admin"|null, "key_file":null, "node":"mac1"|null,
  *    "cluster":"studio4"|null, "state":"running"|"ready"|"waiting"|"failed"|"done",
  *    "dry_run":false, "fingerprint":"SHA256:..."|null,
  *    "preflight":[{"what":"macOS","verdict":"pass"|"warn"|"fail","text":"..."}],
@@ -75,6 +76,9 @@ struct prov_api_status {
 	int64_t id;
 	char kind[16];
 	char host[256];
+	int port;                  /* 0: 22 */
+	char user[64];
+	char key_file[1024];
 	api_name node;
 	api_name cluster;
 	char state[16];

@@ -51,7 +51,8 @@ static const struct pf step_fields[] = {
 
 static const struct pf status_fields[] = {
 	{ "id", PK_I64, offsetof(struct prov_api_status, id), 0, 0, 0 },
-	S(prov_api_status, kind), S(prov_api_status, host), S(prov_api_status, node),
+	S(prov_api_status, kind), S(prov_api_status, host), I(prov_api_status, port, 0, 65535),
+	S(prov_api_status, user), S(prov_api_status, key_file), S(prov_api_status, node),
 	S(prov_api_status, cluster), S(prov_api_status, state), B(prov_api_status, dry_run),
 	S(prov_api_status, fingerprint), S(prov_api_status, failed_step),
 	S(prov_api_status, reason), S(prov_api_status, manual),

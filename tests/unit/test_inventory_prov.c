@@ -66,6 +66,8 @@ test_run_stored(void **state)
 
 	strcpy(s->kind, "add");
 	strcpy(s->host, "127.0.0.2");
+	s->port = 2222;
+	strcpy(s->user, "admin");
 	strcpy(s->state, "running");
 	s->started_at = 1000.5;
 	s->finished_at = NAN;
@@ -85,6 +87,11 @@ test_run_stored(void **state)
 	assert_string_equal(g->state, "ready");
 	assert_string_equal(g->node, "mac1");
 	assert_string_equal(g->host, "127.0.0.2");
+	assert_int_equal(g->port, 2222);
+	assert_string_equal(g->user, "admin");
+	assert_string_equal(g->key_file, "");
+	assert_int_equal(inv_prov_last_add(f->inv, "mac1"), s->id);
+	assert_int_equal(inv_prov_last_add(f->inv, "mac2"), 0);
 	assert_true(g->started_at == 1000.5);
 	assert_true(g->finished_at == 1010);
 	assert_string_equal(g->manual, s->manual);
