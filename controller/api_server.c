@@ -74,6 +74,9 @@ static const struct route {
 	{ "GET", "/v1/clusters", NULL, VIEWER, api_clusters_list },
 	{ "POST", "/v1/clusters", NULL, ADMIN, api_clusters_create },
 	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
+	{ "POST", "/v1/provisions", NULL, ADMIN, api_provisions_create },
+	{ "GET", "/v1/provisions/", "", ADMIN, api_provision_show },
+	{ "POST", "/v1/nodes/", "/deprovision", ADMIN, api_node_deprovision },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 

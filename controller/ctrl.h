@@ -13,6 +13,7 @@
 #include "registry.h"
 
 struct ingest;
+struct prov_jobs;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -35,6 +36,7 @@ struct ctrl {
 	pthread_mutex_t inv_mu;
 	struct registry *reg;
 	struct ingest *ingest;
+	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
 	struct ctrl_counters ctr;

@@ -22,6 +22,7 @@
 #include "checkpointer.h"
 #include "conf.h"
 #include "ctrl.h"
+#include "provision_job.h"
 #include "ingest.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -351,6 +352,8 @@ serve(struct config *cfg)
 	if ((c.reg = registry_new()) == NULL || ensure_admin_token(&c, cfg->admin_token_file) == -1 ||
 	    registry_load(c.reg, c.inv) == -1)
 		fatalx("cannot start: the inventory could not be read");
+	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
+		log_warnx("provisioning runs cut short by the last stop are marked failed");
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
 	struct ckpt *ckpt = ckpt_start(&c, cfg->db);
@@ -367,6 +370,7 @@ serve(struct config *cfg)
 	api_quiesce(api);
 	ingest_stop(c.ingest);
 	api_stop(api);
+	prov_jobs_free(c.prov);
 	ingest_free(c.ingest);
 	pthread_join(tick, NULL);
 	ckpt_stop(ckpt);
