@@ -205,5 +205,10 @@ int inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *out);
 int inv_prov_interrupted(struct inv *inv, double now, const char *reason);
 /* The id of the last run that provisioned node (not a dry run); 0 none, -1 error. */
 int64_t inv_prov_last_add(struct inv *inv, const char *node);
+/*
+ * The host key of host:port as the last run that reached it pinned it
+ * ("" none): later runs expect the same key.  0, or -1.
+ */
+int inv_prov_host_key(struct inv *inv, const char *host, int port, char *fp, size_t size);
 
 #endif

@@ -226,3 +226,23 @@ inv_prov_last_add(struct inv *inv, const char *node)
 	sqlite3_finalize(st);
 	return id;
 }
+
+int
+inv_prov_host_key(struct inv *inv, const char *host, int port, char *fp, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	fp[0] = '\0';
+	if (prepare(inv, "SELECT fingerprint FROM provisions WHERE host = ?1 AND port = ?2 AND "
+	    "fingerprint IS NOT NULL AND state IN ('ready', 'waiting', 'done') "
+	    "ORDER BY id DESC LIMIT 1", &st, __func__) ||
+	    sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, port) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		inv_col_text(st, 0, fp, size);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : inv_db_fail(inv, __func__, "step");
+}

@@ -533,6 +533,18 @@ prov_jobs_add(struct prov_jobs *j, const struct prov_api_request *req, double no
 		return 503;
 	}
 	jb->req = *req;
+	/* a host reached before keeps the key it had: a changed one is refused */
+	if (req->fingerprint[0] == '\0') {
+		pthread_mutex_lock(&j->c->inv_mu);
+		rc = inv_prov_host_key(j->c->inv, req->host, req->port, jb->req.fingerprint,
+		    sizeof(jb->req.fingerprint));
+		pthread_mutex_unlock(&j->c->inv_mu);
+		if (rc != 0) {
+			job_free(jb);
+			snprintf(err, errlen, "the inventory is not available");
+			return 503;
+		}
+	}
 	snprintf(jb->st->kind, sizeof(jb->st->kind), "add");
 	snprintf(jb->st->host, sizeof(jb->st->host), "%s", req->host);
 	jb->st->port = req->port;

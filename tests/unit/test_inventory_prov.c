@@ -92,6 +92,15 @@ test_run_stored(void **state)
 	assert_string_equal(g->key_file, "");
 	assert_int_equal(inv_prov_last_add(f->inv, "mac1"), s->id);
 	assert_int_equal(inv_prov_last_add(f->inv, "mac2"), 0);
+	char fp[80];
+	assert_int_equal(inv_prov_host_key(f->inv, "127.0.0.2", 2222, fp, sizeof(fp)), 0);
+	assert_string_equal(fp, "");   /* none was pinned */
+	strcpy(s->fingerprint, "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s");
+	assert_int_equal(inv_prov_update(f->inv, s), 0);
+	assert_int_equal(inv_prov_host_key(f->inv, "127.0.0.2", 2222, fp, sizeof(fp)), 0);
+	assert_string_equal(fp, s->fingerprint);
+	assert_int_equal(inv_prov_host_key(f->inv, "127.0.0.2", 22, fp, sizeof(fp)), 0);
+	assert_string_equal(fp, "");
 	assert_true(g->started_at == 1000.5);
 	assert_true(g->finished_at == 1010);
 	assert_string_equal(g->manual, s->manual);
