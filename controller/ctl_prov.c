@@ -165,10 +165,13 @@ print_end(FILE *f, const struct prov_api_status *s)
 	char list[1024];
 
 	if (strcmp(s->state, "failed") == 0) {
-		fprintf(f, "\nStopped at %s: %s\n", s->failed_step[0] != '\0' ? s->failed_step :
-		    "preflight", s->reason[0] != '\0' ? s->reason : "failed");
+		if (s->failed_step[0] != '\0')
+			fprintf(f, "\nStopped at %s: %s\n", s->failed_step, s->reason);
+		else
+			fprintf(f, "\nFailed: %s\n", s->reason[0] != '\0' ? s->reason : "failed");
 		steps_with(s, "undone", list, sizeof(list));
-		fprintf(f, "Undone: %s\n", list[0] != '\0' ? list : "nothing");
+		if (s->n_steps > 0)
+			fprintf(f, "Undone: %s\n", list[0] != '\0' ? list : "nothing");
 		steps_with(s, "undo FAILED", list, sizeof(list));
 		if (list[0] != '\0')
 			fprintf(f, "Undo failed: %s\n", list);

@@ -193,6 +193,14 @@ test_print_failed(void **state)
 	assert_non_null(strstr(out, "\nStopped at port-ip-3: exit status 4: ** Error: The "
 	    "parameters were not valid.\nUndone: pmset-sleep, bridge-off\n"));
 	free(out);
+	/* failed before any step: the reason alone */
+	s->failed_step[0] = '\0';
+	s->n_steps = 0;
+	strcpy(s->reason, "127.0.0.2: unknown host key SHA256:x");
+	lines = steps = 0;
+	out = printed(s, &lines, &steps);
+	assert_string_equal(strstr(out, "\nFailed"), "\nFailed: 127.0.0.2: unknown host key SHA256:x\n");
+	free(out);
 	/* a dry run */
 	strcpy(s->state, "done");
 	s->dry_run = 1;
