@@ -194,6 +194,8 @@ struct prov_step {
 	char key[32];             /* PROV_J_PMSET / PROV_U_PMSET / PROV_U_SYSCTL */
 	char expect[128];
 	char apply[PROV_CMD_MAX];
+	char verify[PROV_CMD_MAX];  /* after apply, when not "": exit 0 says it worked
+				       (else the check is asked again) */
 	const char *input;        /* apply's standard input (owned by the plan), or NULL */
 	size_t input_len;
 	int input_secret;         /* apply's input is the bootstrap token: never shown */

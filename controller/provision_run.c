@@ -204,11 +204,12 @@ apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct p
 		return -1;
 	}
 	output_free(&o);
-	if (run(ex, p->sudo, s->check, NULL, 0, timeout_s, &o, e, sizeof(e)) != 0) {
+	if (run(ex, p->sudo, s->verify[0] != '\0' ? s->verify : s->check, NULL, 0, timeout_s, &o,
+	    e, sizeof(e)) != 0) {
 		snprintf(r->reason, sizeof(r->reason), "checking after: %s", e);
 		return -1;
 	}
-	int done = prov_step_done(s, o.out, o.status);
+	int done = s->verify[0] != '\0' ? o.status == 0 : prov_step_done(s, o.out, o.status);
 	output_free(&o);
 	if (!done) {
 		snprintf(r->reason, sizeof(r->reason),

@@ -296,7 +296,8 @@ agent_steps(struct prov_plan *p, const struct prov_settings *s, const char *root
 	prov_shell_quote(full, q2, sizeof(q2));
 	snprintf(full, sizeof(full), "%s" PROV_AGENT_STATE, root);
 	prov_shell_quote(full, q3, sizeof(q3));
-	if (cmdf(check, sizeof(check), "test -s %s || test -s %s", q1, q2) != 0 ||
+	/* enrolled (a node token) is done; else a fresh token, whatever an earlier run left */
+	if (cmdf(check, sizeof(check), "test -s %s", q1) != 0 ||
 	    cmdf(apply, sizeof(apply), "mkdir -p %s && chmod 700 %s && umask 077 && "
 	    "cat > %s.tbmesh-new && mv -f %s.tbmesh-new %s", q3, q3, q2, q2, q2) != 0 ||
 	    cmdf(undo, sizeof(undo), "rm -f %s", q2) != 0)
@@ -305,6 +306,9 @@ agent_steps(struct prov_plan *p, const struct prov_settings *s, const char *root
 	    check, PROV_J_STATUS_OK, NULL, apply, undo) != 0)
 		return -1;
 	p->steps[p->n - 1].input_secret = 1;
+	/* the agent enrols only once started: after the write, the token is there */
+	if (cmdf(p->steps[p->n - 1].verify, PROV_CMD_MAX, "test -s %s", q2) != 0)
+		return -1;
 	if (file_step(p, root, PROV_AGENT_PLIST, "/Library/LaunchDaemons", "agent-plist",
 	    "tbagentd LaunchDaemon", prov_agent_plist(root),
 	    "{ launchctl bootout system/" PROV_AGENT_LABEL " 2>/dev/null || true; }") != 0)

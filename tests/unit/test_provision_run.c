@@ -244,6 +244,8 @@ mac_launchctl(struct mac *m, const char *c, int *st)
 		if (file_of(m, path, 0) == NULL)
 			return say(st, 5, "Bootstrap failed: 5: Input/output error\n");
 		*loaded = 1;
+		if (agent)   /* the agent starts and enrols: it keeps its node token */
+			file_put(m, PROV_AGENT_NODE_TOKEN, "tbm_node", 8);
 		return say(st, 0, "");
 	}
 	return say(st, 127, "");
@@ -288,10 +290,10 @@ mac_files(struct mac *m, const char *c, const void *in, size_t inlen, int *st)
 		digest(f->data, f->len, b);
 		return say(st, 0, "%s  %s\n", b, a);
 	}
-	if (strncmp(c, "test -s '", 9) == 0) {
+	if (strncmp(c, "test -s '", 9) == 0 && strstr(c, "&&") == NULL) {
 		quoted_after(c, "test -s '", a, sizeof(a));
-		quoted_after(c, "|| test -s '", b, sizeof(b));
-		return say(st, file_of(m, a, 0) != NULL || file_of(m, b, 0) != NULL ? 0 : 1, "");
+		f = file_of(m, a, 0);
+		return say(st, f != NULL && f->len > 0 ? 0 : 1, "");
 	}
 	if (strncmp(c, "test -e '", 9) == 0) {
 		quoted_after(c, "test -e '", a, sizeof(a));
@@ -484,6 +486,11 @@ test_fresh_then_again(void **state)
 	for (int i = 0; i < x->plan->n; i++)
 		assert_string_equal(x->mac.log[i], x->plan->steps[i].check);
 	assert_string_equal(file_of(&x->mac, PROV_AGENT_BOOTSTRAP, 0)->data, "tok-123");
+	/* an agent that never enrolled gets a fresh token on the next run */
+	file_rm(&x->mac, PROV_AGENT_NODE_TOKEN);
+	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-789", &x->res), 0);
+	assert_int_equal(count(&x->res, PROV_APPLIED), 1);
+	assert_string_equal(file_of(&x->mac, PROV_AGENT_BOOTSTRAP, 0)->data, "tok-789");
 }
 
 static void
