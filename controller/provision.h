@@ -155,7 +155,8 @@ struct prov_cable {
 /*
  * The addresses of node's ports from the cluster's cabling plan: cable k
  * (0-based, in plan order) is the /30 192.168.k.0, its a end .1 and its b
- * end .2.  Fills s->addrs and s->n_addrs.  Returns the count, or -1 with a
+ * end .2; an end whose receptacle is "" (any) gets none.  Fills s->addrs
+ * and s->n_addrs.  Returns the count, or -1 with a
  * reason when there are more than 256 cables or more than PROV_PORTS_MAX
  * cables at node, or node holds one receptacle twice.
  */

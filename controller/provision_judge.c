@@ -151,13 +151,14 @@ static int
 addr_add(struct prov_settings *s, const char *receptacle, int k, int end, char *err,
     size_t errlen)
 {
+	if (receptacle == NULL || receptacle[0] == '\0')
+		return 0;   /* "any port": no address can be given to it */
 	for (int i = 0; i < s->n_addrs; i++)
 		if (strcmp(s->addrs[i].receptacle, receptacle) == 0) {
 			snprintf(err, errlen, "receptacle %s is cabled twice in the plan", receptacle);
 			return -1;
 		}
-	if (s->n_addrs == PROV_PORTS_MAX || strlen(receptacle) >= sizeof(s->addrs[0].receptacle) ||
-	    receptacle[0] == '\0') {
+	if (s->n_addrs == PROV_PORTS_MAX || strlen(receptacle) >= sizeof(s->addrs[0].receptacle)) {
 		snprintf(err, errlen, "too many cables, or a bad receptacle \"%.8s\"", receptacle);
 		return -1;
 	}

@@ -228,6 +228,10 @@ test_addresses(void **state)
 	assert_string_equal(s.addrs[0].receptacle, "1");
 	assert_string_equal(s.addrs[0].ipv4, "192.168.1.2");
 	assert_string_equal(s.addrs[1].ipv4, "192.168.2.2");
+	c[0].a_receptacle = "";   /* "any port" on mac1's side of cable 0 */
+	assert_int_equal(prov_plan_addresses(c, 3, "mac1", &s, err, sizeof(err)), 1);
+	assert_string_equal(s.addrs[0].ipv4, "192.168.1.1");
+	c[0].a_receptacle = "2";
 	c[1].a_receptacle = "2";
 	assert_int_equal(prov_plan_addresses(c, 3, "mac1", &s, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cabled twice"));
