@@ -34,6 +34,7 @@ struct job {
 	struct prov_api_request req;
 	struct prov_api_deprov dep;
 	struct prov_api_status *st;     /* what is stored, kept in step */
+	char root[512];                 /* cfg.root with "%h" replaced by the host */
 	void *sess;
 	int n_recorded;
 };
@@ -327,7 +328,7 @@ add_settings(struct job *jb, const struct prov_facts *f, const char *sha, size_t
     struct prov_settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->root = jb->jobs->cfg.root;
+	s->root = jb->root;
 	s->sudo = jb->jobs->cfg.sudo;
 	s->controller_url = jb->jobs->cfg.agent_url;
 	s->node_name = jb->req.node;
@@ -420,7 +421,7 @@ job_deprov(struct job *jb)
 		finish(jb, "failed", err);
 		return;
 	}
-	if ((p = prov_deprov_build(&f, jb->jobs->cfg.root, jb->jobs->cfg.sudo,
+	if ((p = prov_deprov_build(&f, jb->root, jb->jobs->cfg.sudo,
 	    jb->dep.network)) == NULL) {
 		finish(jb, "failed", "out of memory");
 		return;
@@ -462,6 +463,26 @@ reap(struct prov_jobs *j)
 	}
 }
 
+/* cfg.root with each "%h" replaced by the run's host, into jb->root. */
+static void
+job_root(struct job *jb)
+{
+	const char *r = jb->jobs->cfg.root != NULL ? jb->jobs->cfg.root : "";
+	size_t o = 0;
+
+	for (; *r != '\0' && o + 1 < sizeof(jb->root); r++) {
+		if (r[0] == '%' && r[1] == 'h') {
+			o += (size_t)snprintf(jb->root + o, sizeof(jb->root) - o, "%s", jb->st->host);
+			r++;
+		} else {
+			jb->root[o++] = *r;
+		}
+		if (o >= sizeof(jb->root))
+			o = sizeof(jb->root) - 1;
+	}
+	jb->root[o] = '\0';
+}
+
 /* Store the run and start its thread; 0 with *st, or an HTTP status. */
 static int
 job_start(struct prov_jobs *j, struct job *jb, double now, struct prov_api_status *st,
@@ -471,6 +492,7 @@ job_start(struct prov_jobs *j, struct job *jb, double now, struct prov_api_statu
 	int rc;
 
 	jb->jobs = j;
+	job_root(jb);
 	jb->st->started_at = now;
 	jb->st->finished_at = NAN;
 	snprintf(jb->st->state, sizeof(jb->st->state), "running");

@@ -48,7 +48,8 @@ struct prov_jobs_config {
 	const char *agent_url;         /* the controller's URL as agents reach it */
 	double report_wait;            /* seconds to wait for the first report */
 	int command_timeout;           /* seconds per command */
-	const char *root;              /* prefix of paths on the Mac ("" on a real one) */
+	const char *root;              /* prefix of paths on the Mac ("" on a real one);
+					  "%h" in it is the run's host */
 	int sudo;                      /* run commands under sudo -n */
 };
 
