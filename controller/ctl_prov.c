@@ -193,7 +193,8 @@ print_end(FILE *f, const struct prov_api_status *s)
 int
 ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps)
 {
-	if (*lines == 0 && *steps == 0 && s->fingerprint[0] != '\0')
+	if (*lines == 0 && *steps == 0 && s->fingerprint[0] != '\0' &&
+	    (s->n_preflight > 0 || ctl_prov_ended(s->state)))
 		fprintf(f, "Host key: %s\n", s->fingerprint);
 	if (*lines == 0 && s->n_preflight > 0)
 		fprintf(f, "Preflight\n");

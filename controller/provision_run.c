@@ -58,18 +58,89 @@ run(const struct prov_exec *ex, int sudo, const char *cmd, const void *in, size_
 	return 0;
 }
 
+/* The script that runs cmds[0..n) one after the other (see batch()). */
+static char *
+batch_script(const char *const *cmds, int n)
+{
+	size_t size = 1, o = 0;
+	char *s;
+
+	for (int i = 0; i < n; i++)
+		size += strlen(cmds[i]) + 64;
+	if ((s = malloc(size)) == NULL)
+		return NULL;
+	s[0] = '\0';
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(s + o, size - o,
+		    "( %s ) </dev/null 2>/dev/null; printf '\\036%%d:%d\\036' $?\n", cmds[i], i);
+	return s;
+}
+
+/*
+ * Run cmds[0..n) in one session command (the round trips of SSH are what a
+ * run waits for): "sh -s" reads them as a script on its standard input;
+ * each command's standard output is followed by RS STATUS:INDEX RS.
+ * outs[i] (malloc'd) and status[i] get each one's.  0, or -1 with err.
+ */
+static int
+batch(const struct prov_exec *ex, int sudo, const char *const *cmds, int n, int timeout_s,
+    char **outs, int *status, char *err, size_t errlen)
+{
+	char *script = batch_script(cmds, n);
+	struct prov_output o;
+	const char *p;
+	int rc = -1, i = 0;
+
+	memset(outs, 0, sizeof(*outs) * (size_t)n);
+	if (script == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (run(ex, sudo, "sh -s", script, strlen(script), timeout_s, &o, err, errlen) != 0) {
+		free(script);
+		return -1;
+	}
+	for (p = o.out; i < n; i++) {
+		const char *m = strchr(p, '\036');
+		int st, idx, len;
+
+		if (m == NULL || sscanf(m + 1, "%d:%d%n", &st, &idx, &len) != 2 || idx != i ||
+		    m[1 + len] != '\036' || (outs[i] = strndup(p, (size_t)(m - p))) == NULL)
+			break;
+		status[i] = st;
+		p = m + 2 + len;
+	}
+	if (i == n)
+		rc = 0;
+	else
+		snprintf(err, errlen, "the checks' output was cut short at command %d (exit status "
+		    "%d)", i + 1, o.status);
+	if (rc != 0)
+		for (int k = 0; k < n; k++) {
+			free(outs[k]);
+			outs[k] = NULL;
+		}
+	output_free(&o);
+	free(script);
+	return rc;
+}
+
 int
 prov_survey(const struct prov_exec *ex, int timeout_s, struct prov_facts *f, char *err,
     size_t errlen)
 {
-	prov_facts_init(f);
-	for (int i = 0; i < PROV_F_COUNT; i++) {
-		struct prov_output o;
+	const char *cmds[PROV_F_COUNT];
+	char *outs[PROV_F_COUNT];
+	int status[PROV_F_COUNT];
 
-		if (run(ex, 0, prov_survey_cmd(i), NULL, 0, timeout_s, &o, err, errlen) != 0)
-			return -1;
-		prov_facts_parse(f, i, o.out, o.status);
-		output_free(&o);
+	prov_facts_init(f);
+	for (int i = 0; i < PROV_F_COUNT; i++)
+		cmds[i] = prov_survey_cmd(i);
+	if (batch(ex, 0, cmds, PROV_F_COUNT, timeout_s, outs, status, err, errlen) != 0)
+		return -1;
+	for (int i = 0; i < PROV_F_COUNT; i++) {
+		prov_facts_parse(f, i, outs[i], status[i]);
+		free(outs[i]);
 	}
 	return 0;
 }
@@ -219,27 +290,44 @@ apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct p
 	return 0;
 }
 
+/* Every step's check, in one batch, into outs and status.  0, or -1 with r failed. */
+static int
+check_all(const struct prov_exec *ex, const struct prov_plan *p, int timeout_s, char **outs,
+    int *status, struct prov_result *r)
+{
+	const char *cmds[PROV_STEPS_MAX];
+	char e[200];
+
+	for (int i = 0; i < p->n; i++)
+		cmds[i] = p->steps[i].check;
+	if (p->n == 0 || batch(ex, p->sudo, cmds, p->n, timeout_s, outs, status, e,
+	    sizeof(e)) == 0)
+		return 0;
+	snprintf(r->reason, sizeof(r->reason), "checks: %s", e);
+	snprintf(r->failed_step, sizeof(r->failed_step), "%s", p->steps[0].id);
+	snprintf(record(r, &p->steps[0], PROV_FAILED, "sh -s")->detail, PROV_LINE_MAX, "%s",
+	    r->reason);
+	told(ex, r);
+	return -1;
+}
+
 int
 prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int timeout_s,
     const struct prov_blob *agent, const char *token, struct prov_result *r)
 {
 	struct applied a[PROV_STEPS_MAX];
+	char *outs[PROV_STEPS_MAX];
+	int status[PROV_STEPS_MAX];
 	int na = 0, failed = 0;
 
 	memset(r, 0, sizeof(*r));
+	if (check_all(ex, p, timeout_s, outs, status, r) != 0)
+		return -1;
 	for (int i = 0; i < p->n && !failed; i++) {
 		const struct prov_step *s = &p->steps[i];
-		struct prov_output before;
-		char e[200];
+		struct prov_output before = { status[i], outs[i], NULL };
 
-		if (run(ex, p->sudo, s->check, NULL, 0, timeout_s, &before, e, sizeof(e)) != 0) {
-			snprintf(r->reason, sizeof(r->reason), "check: %s", e);
-			snprintf(record(r, s, PROV_FAILED, s->check)->detail, PROV_LINE_MAX, "%s",
-			    r->reason);
-			told(ex, r);
-			failed = 1;
-			break;
-		}
+		outs[i] = NULL;
 		if (prov_step_done(s, before.out, before.status)) {
 			record(r, s, PROV_DONE_ALREADY, s->check);
 			told(ex, r);
@@ -271,6 +359,8 @@ prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int
 	}
 	for (int i = 0; i < na; i++)
 		output_free(&a[i].before);
+	for (int i = 0; i < p->n; i++)
+		free(outs[i]);
 	r->ok = !failed;
 	return failed ? -1 : 0;
 }

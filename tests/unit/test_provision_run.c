@@ -341,6 +341,34 @@ mac_answer(struct mac *m, const char *c, const void *in, size_t inlen, int *st)
 	return mac_files(m, c, in, inlen, st);
 }
 
+/* "sh -s" with a batch on stdin: each "( CMD ) ...; printf RS%d:I RS" line. */
+static char *
+mac_batch(struct mac *m, const char *script, int *st)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *out = calloc(1, cap);
+	const char *l = script;
+	int i = 0;
+
+	while (l != NULL && strncmp(l, "( ", 2) == 0) {
+		const char *end = strstr(l, " ) </dev/null 2>/dev/null; printf");
+		char cmd[PROV_CMD_MAX];
+		int cst;
+
+		assert_non_null(end);
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)(end - l - 2), l + 2);
+		char *o = mac_answer(m, cmd, NULL, 0, &cst);
+		if (cst != 0 && strncmp(o, "** Error", 8) == 0)
+			o[0] = '\0';   /* that went to stderr */
+		len += (size_t)snprintf(out + len, cap - len, "%s\036%d:%d\036", o, cst, i++);
+		free(o);
+		l = strchr(l, '\n');
+		l = l != NULL ? l + 1 : NULL;
+	}
+	*st = 0;
+	return out;
+}
+
 static int
 mac_run(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
     struct prov_output *o, char *err, size_t errlen)
@@ -354,6 +382,13 @@ mac_run(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
 	if (m->drop_at == m->ncmds) {
 		snprintf(err, errlen, "connection lost");
 		return -1;
+	}
+	if (strcmp(cmd, "sh -s") == 0 || strcmp(cmd, "sudo -n sh -c 'sh -s'") == 0) {
+		char *script = strndup(in, inlen);
+		o->out = mac_batch(m, script, &o->status);
+		free(script);
+		o->err = NULL;
+		return 0;
 	}
 	o->out = mac_answer(m, cmd, in, inlen, &o->status);
 	o->err = NULL;
@@ -458,11 +493,9 @@ test_fresh_then_again(void **state)
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-123", &x->res), 0);
 	assert_true(x->res.ok);
 	assert_int_equal(n_told, x->res.n);   /* every record was told as it was made */
-	/* a new network service is enabled when created: those two checks pass */
-	assert_int_equal(count(&x->res, PROV_APPLIED), x->plan->n - 2);
-	for (int i = 0; i < x->res.n; i++)
-		if (strncmp(x->res.records[i].step, "port-enabled-", 13) == 0)
-			assert_int_equal(x->res.records[i].outcome, PROV_DONE_ALREADY);
+	/* every check ran before any apply, in one command: all steps applied */
+	assert_int_equal(count(&x->res, PROV_APPLIED), x->plan->n);
+	assert_string_equal(x->mac.log[0], "sh -s");
 	/* the Mac is provisioned */
 	assert_int_equal(x->mac.bridge, 0);
 	assert_int_equal(x->mac.sleep, 0);
@@ -482,9 +515,8 @@ test_fresh_then_again(void **state)
 	mac_clear_log(&x->mac);
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-456", &x->res), 0);
 	assert_int_equal(count(&x->res, PROV_DONE_ALREADY), x->plan->n);
-	assert_int_equal(x->mac.ncmds, x->plan->n);   /* one check per step, nothing else */
-	for (int i = 0; i < x->plan->n; i++)
-		assert_string_equal(x->mac.log[i], x->plan->steps[i].check);
+	assert_int_equal(x->mac.ncmds, 1);   /* one batch of every check, nothing else */
+	assert_string_equal(x->mac.log[0], "sh -s");
 	assert_string_equal(file_of(&x->mac, PROV_AGENT_BOOTSTRAP, 0)->data, "tok-123");
 	/* an agent that never enrolled gets a fresh token on the next run */
 	file_rm(&x->mac, PROV_AGENT_NODE_TOKEN);
@@ -523,7 +555,7 @@ test_dry_run(void **state)
 
 	assert_int_equal(prov_run(&x->ex, x->plan, 1, 30, &x->agent, NULL, &x->res), 0);
 	assert_int_equal(count(&x->res, PROV_WOULD_APPLY), x->plan->n);
-	assert_int_equal(x->mac.ncmds, x->plan->n);   /* only the checks ran */
+	assert_int_equal(x->mac.ncmds, 1);   /* only the checks ran, in one batch */
 	for (int i = 0; i < x->res.n; i++)
 		assert_string_equal(x->res.records[i].command, x->plan->steps[i].apply);
 	assert_int_equal(x->mac.bridge, 1);
@@ -535,7 +567,7 @@ static void
 test_failure_undoes(void **state)
 {
 	struct fix *x = *state;
-	static const char *undone[] = { "port-service-3", "port-ip-2",
+	static const char *undone[] = { "port-service-3", "port-enabled-2", "port-ip-2",
 		"port-service-2", "wired-limit-now", "wired-limit-daemon", "wired-limit-plist",
 		"pmset-autorestart", "pmset-sleep", "bridge-off" };
 	int first_undo = -1;
@@ -549,8 +581,8 @@ test_failure_undoes(void **state)
 	for (int i = 0; i < x->res.n; i++)
 		if (x->res.records[i].outcome == PROV_FAILED)
 			first_undo = i + 1;
-	assert_int_equal(x->res.n - first_undo, 9);
-	for (int i = 0; i < 9; i++) {
+	assert_int_equal(x->res.n - first_undo, 10);
+	for (int i = 0; i < 10; i++) {
 		assert_string_equal(x->res.records[first_undo + i].step, undone[i]);
 		assert_int_equal(x->res.records[first_undo + i].outcome, PROV_UNDONE);
 	}
@@ -576,7 +608,7 @@ test_transport_lost(void **state)
 {
 	struct fix *x = *state;
 
-	x->mac.drop_at = 3;   /* bridge check, bridge apply, then the re-check is lost */
+	x->mac.drop_at = 3;   /* the checks, bridge apply, then its re-check is lost */
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok", &x->res), -1);
 	assert_string_equal(x->res.failed_step, "bridge-off");
 	assert_non_null(strstr(x->res.reason, "connection lost"));
@@ -623,14 +655,17 @@ test_deprovision(void **state)
 }
 
 /* What the exec sees under sudo: one sh -c per command, quoted. */
+static char seen_in[8192];
+
 static int
 record_run(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
     struct prov_output *o, char *err, size_t errlen)
 {
-	(void)in; (void)inlen; (void)timeout_s; (void)err; (void)errlen;
+	(void)timeout_s; (void)err; (void)errlen;
 	snprintf(ctx, 2048, "%s", cmd);
+	snprintf(seen_in, sizeof(seen_in), "%.*s", (int)inlen, (const char *)in);
 	o->status = 0;
-	o->out = strdup("Enabled\n");
+	o->out = strdup("");   /* no markers: the batch's output was cut short */
 	return 0;
 }
 
@@ -643,9 +678,11 @@ test_sudo(void **state)
 	struct prov_plan *p = prov_plan_build(&x->facts, &(struct prov_settings){
 		.sudo = 1, .controller_url = "u", .agent_sha256 = "0" }, seen, sizeof(seen));
 
-	assert_int_equal(prov_run(&ex, p, 1, 30, NULL, NULL, &x->res), 0);
-	/* the last check: launchctl print, under sudo */
-	assert_string_equal(seen, "sudo -n sh -c 'launchctl print system/com.tbmesh.tbagentd'");
+	assert_int_equal(prov_run(&ex, p, 1, 30, NULL, NULL, &x->res), -1);
+	assert_string_equal(seen, "sudo -n sh -c 'sh -s'");
+	assert_non_null(strstr(seen_in, "( networksetup -getnetworkserviceenabled "
+	    "'Thunderbolt Bridge' ) </dev/null 2>/dev/null; printf '\\036%d:0\\036' $?\n"));
+	assert_non_null(strstr(x->res.reason, "cut short at command 1"));
 	prov_plan_free(p);
 }
 
