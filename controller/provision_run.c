@@ -18,11 +18,14 @@ output_free(struct prov_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* What separates an apply's output from its check's (two RS characters). */
+#define PROV_AFTER "\\036\\036"
+
 /* cmd as the Mac runs it: under "sudo -n sh -c" when sudo. */
 static int
 wrap(int sudo, const char *cmd, char *buf, size_t size)
 {
-	char q[PROV_CMD_MAX * 2];
+	char q[PROV_CMD_MAX * 5];
 
 	if (!sudo) {
 		int n = snprintf(buf, size, "%s", cmd);
@@ -40,7 +43,7 @@ static int
 run(const struct prov_exec *ex, int sudo, const char *cmd, const void *in, size_t inlen,
     int timeout_s, struct prov_output *o, char *err, size_t errlen)
 {
-	char full[PROV_CMD_MAX * 2 + 32];
+	char full[PROV_CMD_MAX * 5 + 32];
 
 	memset(o, 0, sizeof(*o));
 	if (wrap(sudo, cmd, full, sizeof(full)) != 0) {
@@ -265,22 +268,22 @@ apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct p
 		    s->input_binary ? "agent binary" : "bootstrap token");
 		return -1;
 	}
-	if (run(ex, p->sudo, s->apply, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
+	/* one round trip: the apply, then (when it worked) RS RS and the check */
+	char cmd[PROV_CMD_MAX * 2 + 64];
+	snprintf(cmd, sizeof(cmd), "{ %s\n} || exit $?; printf '" PROV_AFTER "'; %s", s->apply,
+	    s->verify[0] != '\0' ? s->verify : s->check);
+	if (run(ex, p->sudo, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
 		snprintf(r->reason, sizeof(r->reason), "%s", e);
 		return -1;
 	}
-	if (o.status != 0) {
+	char *after = strstr(o.out, "\036\036");
+	if (after == NULL) {
 		why(&o, r->reason, sizeof(r->reason));
 		output_free(&o);
 		return -1;
 	}
-	output_free(&o);
-	if (run(ex, p->sudo, s->verify[0] != '\0' ? s->verify : s->check, NULL, 0, timeout_s, &o,
-	    e, sizeof(e)) != 0) {
-		snprintf(r->reason, sizeof(r->reason), "checking after: %s", e);
-		return -1;
-	}
-	int done = s->verify[0] != '\0' ? o.status == 0 : prov_step_done(s, o.out, o.status);
+	after += 2;
+	int done = s->verify[0] != '\0' ? o.status == 0 : prov_step_done(s, after, o.status);
 	output_free(&o);
 	if (!done) {
 		snprintf(r->reason, sizeof(r->reason),
