@@ -84,7 +84,7 @@ LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
-	$(B)/tests/bench/bare204
+	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -125,6 +125,9 @@ $(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
 
 $(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libmicrohttpd) -lpthread
+
+$(B)/tests/bench/wiring_bench: $(B)/tests/bench/wiring_bench.o $(LIBS_ALL)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LIBS)
 
 check: deps
 	@$(MAKE) --no-print-directory all

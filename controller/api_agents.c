@@ -15,6 +15,7 @@
 #include "ingest.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "wmon.h"
 
 /* Decode and check the report in the body; 0, or an error already in rs. */
 /*
@@ -66,82 +67,241 @@ decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
 	return 0;
 }
 
-/* The state an enrolling node takes: what it had, or ready/down for a new one. */
-static enum node_state
-enroll_state(struct ctrl *c, const struct report *r, char *reason, size_t reasonlen)
-{
-	struct reg_node *all;
-	enum node_state st = NODE_READY;
-	char why[128];
-	int n;
-
-	reason[0] = '\0';
-	if (!lc_report_healthy(r, why, sizeof(why))) {
-		st = NODE_DOWN;
-		snprintf(reason, reasonlen, "first report not healthy: %s", why);
-	}
-	if (registry_nodes(c->reg, &all, &n) == -1)
-		return st;
-	for (int i = 0; i < n; i++)
-		if (strcmp(all[i].hardware_uuid, r->node.hardware_uuid) == 0)
-			st = all[i].lc.state;
-	free(all);
-	return st;
-}
-
+/*
+ * Enrolment.  A bootstrap token proves only that its holder may ask to
+ * join, and a hardware UUID is no secret, so what an enrolment may do
+ * depends on whether it is approved: the token was made pre-approved
+ * (tbctl token create --accept) or the Mac's serial is on the cluster's
+ * allow-list.
+ *   new Mac, approved       ready (down if its first report is not healthy)
+ *   new Mac, not approved   pending until an admin accepts it
+ *   known Mac, approved     re-enrolled at once: new token, old ones revoked
+ *   known Mac, not approved a pending re-enrolment: the node, its state and
+ *                           its tokens stay as they are; the new token's
+ *                           reports go to the request until it is accepted
+ * A known Mac asking for another cluster than its own gets 409.
+ */
 struct enrolment {
 	const struct report *r;
-	enum node_state st;
-	char reason[API_REASON_MAX + 1];
+	int known;                 /* a node has this hardware UUID */
+	struct reg_node node;      /* that node */
+	api_name cluster;          /* its cluster, or the token's for a new node */
+	int approved;
+	enum node_state st;        /* the node's state after */
+	char state_reason[API_REASON_MAX + 1];  /* and its reason */
+	char reason[API_REASON_MAX + 1];        /* the event's */
 	struct inv_node_key key;
 	struct api_token node_tok;
 	uint8_t hash[AUTH_HASH_LEN];
 	char token[API_TOKEN_MAX + 1];
 };
 
-/* The enrolment's transaction; inv_mu held.  0, or an HTTP status with rs filled. */
+/* The known node with r's hardware UUID, if any. */
 static int
-enroll_tx(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+find_known(struct ctrl *c, const struct report *r, struct reg_node *out)
+{
+	struct reg_node *all;
+	int n, found = 0;
+
+	if (registry_nodes(c->reg, &all, &n) == -1)
+		return 0;
+	for (int i = 0; i < n && !found; i++)
+		if (strcmp(all[i].hardware_uuid, r->node.hardware_uuid) == 0) {
+			*out = all[i];
+			found = 1;
+		}
+	free(all);
+	return found;
+}
+
+/*
+ * The node's state after an enrolment: pending until accepted; a known node
+ * that is not pending keeps its state and reason; else ready, or down when
+ * the report is not healthy.
+ */
+static void
+enroll_state(struct enrolment *e)
+{
+	char why[128];
+
+	if (!e->approved) {
+		e->st = NODE_PENDING;
+		snprintf(e->state_reason, sizeof(e->state_reason),
+		    "awaiting acceptance: tbctl node accept %.63s", e->r->node.hostname);
+	} else if (e->known && e->node.lc.state != NODE_PENDING) {
+		e->st = e->node.lc.state;
+		memcpy(e->state_reason, e->node.lc.reason, sizeof(e->state_reason));
+	} else if (!lc_report_healthy(e->r, why, sizeof(why))) {
+		e->st = NODE_DOWN;
+		snprintf(e->state_reason, sizeof(e->state_reason),
+		    "first report not healthy: %s", why);
+	} else {
+		e->st = NODE_READY;
+	}
+	if (e->reason[0] == '\0')
+		memcpy(e->reason, e->state_reason, sizeof(e->reason));
+}
+
+/*
+ * Who the enrolling Mac is and whether it is approved; inv_mu held.  0, or
+ * an HTTP status with rs filled (nothing changed).
+ */
+static int
+enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+{
+	struct ctrl *c = rq->c;
+	struct api_node cur;
+
+	memcpy(e->cluster, rq->who.cluster, sizeof(e->cluster));
+	if ((e->known = find_known(c, e->r, &e->node))) {
+		if (inv_node_get(c->inv, e->node.name, &cur) != 0)
+			return api_error(rs, 503, "the inventory is not available"), 503;
+		if (rq->who.cluster[0] != '\0' && strcmp(rq->who.cluster, cur.cluster) != 0)
+			return api_error(rs, 409, "this Mac is node %s, in %s%s; this bootstrap "
+			    "token is for cluster %s: move it with tbctl cluster add", cur.name,
+			    cur.cluster[0] ? "cluster " : "no cluster", cur.cluster,
+			    rq->who.cluster), 409;
+		memcpy(e->cluster, cur.cluster, sizeof(e->cluster));
+	}
+	int allowed = inv_cluster_allows(c->inv, e->cluster, e->r->node.serial);
+	if (allowed < 0)
+		return api_error(rs, 503, "the inventory is not available"), 503;
+	e->approved = rq->who.accept || allowed;
+	if (e->approved)
+		snprintf(e->reason, sizeof(e->reason), rq->who.accept ?
+		    "accepted: pre-approved bootstrap token %s" :
+		    "accepted: serial %.64s is on cluster %s's allow-list",
+		    rq->who.accept ? rq->who.id : e->r->node.serial, e->cluster);
+	enroll_state(e);
+	return 0;
+}
+
+/* A new node token for e's node (pending: for a request). */
+static int
+make_node_token(struct api_req *rq, struct enrolment *e, const char *node, int pending)
+{
+	if (auth_token_new(e->node_tok.id, e->token, e->hash) == -1)
+		return -1;
+	e->node_tok.role = ROLE_NODE;
+	memcpy(e->node_tok.node, node, sizeof(e->node_tok.node));
+	memcpy(e->node_tok.cluster, e->cluster, sizeof(e->node_tok.cluster));
+	e->node_tok.created_at = rq->now;
+	e->node_tok.expires_at = NAN;
+	e->node_tok.used_at = NAN;
+	e->node_tok.pending = pending;
+	return inv_token_add(rq->c->inv, &e->node_tok, e->hash);
+}
+
+/* A known Mac, not approved: record the request, change nothing of the node. */
+static int
+enroll_request(struct api_req *rq, struct enrolment *e)
+{
+	struct ctrl *c = rq->c;
+	char why[API_REASON_MAX + 1];
+
+	e->key.id = e->node.id;
+	memcpy(e->key.name, e->node.name, sizeof(e->key.name));
+	if (make_node_token(rq, e, e->node.name, 1) != 0 ||
+	    inv_enrol_request_put(c->inv, e->node_tok.id, e->node.id, rq->now, rq->body,
+	    rq->body_len) != 0)
+		return -1;
+	snprintf(why, sizeof(why), "hardware UUID %.40s, serial %.20s, bootstrap token %s; "
+	    "nothing changes until tbctl node accept %s",
+	    e->r->node.hardware_uuid, e->r->node.serial[0] ? e->r->node.serial : "unknown",
+	    rq->who.id, e->node.name);
+	ctrl_event(c, rq->now, rq->actor, e->node.name, "re-enrolment pending", why);
+	return 0;
+}
+
+/* A new Mac, or a known one that is approved: store the node and its token. */
+static int
+enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
 	char err[256];
 	int rc;
 
-	if (inv_begin(c->inv) == -1)
-		return api_error(rs, 503, "the inventory is not available"), 503;
-	if ((rc = inv_token_use(c->inv, rq->who.id, rq->now)) != 0) {
-		inv_rollback(c->inv);
-		if (rc == INV_CONFLICT)
-			return api_error(rs, 401, "this bootstrap token was already used"), 401;
-		return api_error(rs, 503, "the inventory is not available"), 503;
-	}
 	rc = inv_node_upsert(c->inv, e->r, rq->body, rq->body_len, e->r->node.hostname,
-	    rq->who.cluster, e->st, rq->now, &e->key, err, sizeof(err));
+	    e->cluster, e->st, rq->now, &e->key, err, sizeof(err));
 	if (rc != 0) {
-		inv_rollback(c->inv);
 		int st = rc == INV_CONFLICT ? 409 : rc == INV_NOTFOUND ? 404 : 503;
 		return api_error(rs, st, "%s", err), st;
 	}
-	if (e->reason[0] && inv_node_set_state(c->inv, e->key.id, e->st, e->reason, 0) == -1)
-		goto fail;
-	if (inv_token_revoke_node(c->inv, e->key.name) == -1 ||
-	    auth_token_new(e->node_tok.id, e->token, e->hash) == -1)
-		goto fail;
-	e->node_tok.role = ROLE_NODE;
-	memcpy(e->node_tok.node, e->key.name, sizeof(e->node_tok.node));
-	memcpy(e->node_tok.cluster, rq->who.cluster, sizeof(e->node_tok.cluster));
-	e->node_tok.created_at = rq->now;
-	e->node_tok.expires_at = NAN;
-	e->node_tok.used_at = NAN;
-	if (inv_token_add(c->inv, &e->node_tok, e->hash) == -1)
-		goto fail;
-	ctrl_event(c, rq->now, rq->actor, e->key.name, "enrolled", e->reason);
-	if (inv_commit(c->inv) == -1)
-		goto fail;
+	/* a re-enrolment starts the node's boot-time history over: no flag */
+	if (inv_node_set_state(c->inv, e->key.id, e->st, e->state_reason, 0) != 0 || inv_enrol_requests_drop(c->inv, e->key.id) != 0 ||
+	    make_node_token(rq, e, e->key.name, 0) != 0 ||
+	    inv_token_supersede(c->inv, e->key.name, e->node_tok.id) != 0)
+		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
+	ctrl_event(c, rq->now, rq->actor, e->key.name, e->known ? "re-enrolled" : "enrolled",
+	    e->reason);
 	return 0;
-fail:
+}
+
+/* The enrolment's transaction; inv_mu held.  0, or an HTTP status with rs filled. */
+static int
+enroll_tx(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+{
+	struct ctrl *c = rq->c;
+	int rc;
+
+	if (inv_begin(c->inv) == -1)
+		return api_error(rs, 503, "the inventory is not available"), 503;
+	if ((rc = enroll_classify(rq, rs, e)) != 0)
+		goto refused;
+	if ((rc = inv_token_use(c->inv, rq->who.id, rq->now)) != 0) {
+		if (rc == INV_CONFLICT)
+			api_error(rs, 401, "this bootstrap token was already used");
+		else
+			api_error(rs, 503, "the inventory is not available");
+		rc = rc == INV_CONFLICT ? 401 : 503;
+		goto refused;
+	}
+	if (e->known && !e->approved) {
+		if (enroll_request(rq, e) != 0) {
+			rc = 503;
+			api_error(rs, 503, "the inventory could not store the enrolment");
+			goto refused;
+		}
+	} else if ((rc = enroll_node(rq, rs, e)) != 0)
+		goto refused;
+	if (inv_commit(c->inv) == -1) {
+		api_error(rs, 503, "the inventory could not store the enrolment");
+		return 503;
+	}
+	return 0;
+refused:
 	inv_rollback(c->inv);
-	return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
+	return rc;
+}
+
+/* After the commit: the registry learns what was stored. */
+static void
+enroll_register(struct api_req *rq, struct enrolment *e)
+{
+	struct ctrl *c = rq->c;
+	struct api_token boot = rq->who;
+	uint8_t bh[AUTH_HASH_LEN];
+	char bid[API_TOKEN_ID_LEN + 1];
+
+	boot.used_at = rq->now;
+	if (auth_token_parse(rq->token, bid, bh) == 0)
+		registry_put_token(c->reg, &boot, bh);
+	if (e->known && !e->approved) {
+		registry_put_token(c->reg, &e->node_tok, e->hash);
+		return;
+	}
+	registry_put_token(c->reg, &e->node_tok, e->hash);
+	registry_supersede_node_tokens(c->reg, e->key.name, e->node_tok.id);
+	struct reg_node rn = { .id = e->key.id };
+	memcpy(rn.name, e->key.name, sizeof(rn.name));
+	memcpy(rn.hardware_uuid, e->r->node.hardware_uuid, sizeof(rn.hardware_uuid));
+	rn.lc.state = e->st;
+	memcpy(rn.lc.reason, e->state_reason, sizeof(rn.lc.reason));
+	rn.lc.boot_time = e->r->node.boot_time;
+	rn.lc.last_report_at = rq->now;
+	char why[128];
+	rn.lc.last_report_healthy = lc_report_healthy(e->r, why, sizeof(why));
+	registry_put_node(c->reg, &rn);
 }
 
 void
@@ -159,36 +319,42 @@ api_enroll(struct api_req *rq, struct api_resp *rs)
 		    "(start the agent with --name)", r->node.hostname);
 		goto out;
 	}
-	e->st = enroll_state(c, r, e->reason, sizeof(e->reason));
 	pthread_mutex_lock(&c->inv_mu);
 	int st = enroll_tx(rq, rs, e);
+	if (st == 0)
+		enroll_register(rq, e);
 	pthread_mutex_unlock(&c->inv_mu);
 	if (st != 0)
 		goto out;
-	struct api_token boot = rq->who;
-	boot.used_at = rq->now;
-	uint8_t bh[AUTH_HASH_LEN];
-	char bid[API_TOKEN_ID_LEN + 1];
-	auth_token_parse(rq->token, bid, bh);
-	registry_put_token(c->reg, &boot, bh);
-	registry_revoke_node_tokens(c->reg, e->key.name);
-	registry_put_token(c->reg, &e->node_tok, e->hash);
-	struct reg_node rn = { .id = e->key.id };
-	memcpy(rn.name, e->key.name, sizeof(rn.name));
-	memcpy(rn.hardware_uuid, r->node.hardware_uuid, sizeof(rn.hardware_uuid));
-	rn.lc.state = e->st;
-	rn.lc.boot_time = r->node.boot_time;
-	rn.lc.last_report_at = rq->now;
-	rn.lc.last_report_healthy = e->reason[0] == '\0';
-	registry_put_node(c->reg, &rn);
 	atomic_fetch_add(&c->ctr.enrollments, 1);
-	struct api_enrolled out = { 0 };
+	struct api_enrolled out = { .state = e->known && !e->approved ? NODE_PENDING : e->st };
 	memcpy(out.node, e->key.name, sizeof(out.node));
 	memcpy(out.token, e->token, sizeof(out.token));
 	api_body(rs, 201, api_json_enrolled(&out));
 out:
 	free(r);
 	free(e);
+}
+
+/*
+ * A report with the token of a pending re-enrolment: it is kept with the
+ * request (the latest only) and changes nothing of the node.  202.
+ */
+static void
+report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node *n)
+{
+	struct ctrl *c = rq->c;
+
+	pthread_mutex_lock(&c->inv_mu);
+	int rc = inv_enrol_request_put(c->inv, rq->who.id, n->id, rq->now, rq->body,
+	    rq->body_len);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0) {
+		api_error(rs, 503, "the inventory could not store it");
+		return;
+	}
+	api_body(rs, 202, api_json_reason("re-enrolment pending: reports are kept with the "
+	    "request until an admin accepts it (tbctl node accept)"));
 }
 
 /*
@@ -215,11 +381,16 @@ api_report(struct api_req *rq, struct api_resp *rs)
 		    "(hardware %s)", n.name, r.node.hardware_uuid);
 		return;
 	}
+	if (rq->who.pending) {
+		report_to_request(rq, rs, &n);
+		return;
+	}
 	if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
 		api_error(rs, 503, "out of memory");
 		return;
 	}
 	inv_report_summarize(&r, &it->sum);
+	wmon_report(rq->c->wmon, n.name, &r);   /* a hash; more only when wiring changed */
 	it->healthy = lc_report_healthy(&r, why, sizeof(why));
 	it->json = rq->body;
 	it->json_len = rq->body_len;

@@ -11,6 +11,7 @@
 #include "api_server.h"
 #include "ctrl.h"
 #include "version.h"
+#include "wmon.h"
 
 void
 api_healthz(struct api_req *rq, struct api_resp *rs)
@@ -90,6 +91,10 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	for (int s = 0; s < NODE_STATE_COUNT; s++)
 		text_add(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
 		    api_node_state_str((enum node_state)s), states[s]);
+	char *wiring = rq->c->wmon ? wmon_metrics(rq->c->wmon) : NULL;
+	if (wiring != NULL)
+		text_add(&t, "%s", wiring);
+	free(wiring);
 	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";
 	api_body(rs, 200, t.buf);
 }
@@ -205,6 +210,8 @@ api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs)
 	if (rc == 0)
 		rc = inv_cluster_get(rq->c->inv, rq->param, &cl);
 	pthread_mutex_unlock(&rq->c->inv_mu);
+	if (rc == 0)
+		wmon_touch(rq->c->wmon);
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "cluster %s or node %s: no such thing", rq->param,
 		    i > 0 ? names[i - 1] : "");

@@ -67,6 +67,7 @@ static const struct route {
 	{ "POST", "/v1/nodes/", "/cordon", ADMIN, api_node_cordon },
 	{ "POST", "/v1/nodes/", "/uncordon", ADMIN, api_node_uncordon },
 	{ "POST", "/v1/nodes/", "/down", ADMIN, api_node_down },
+	{ "POST", "/v1/nodes/", "/accept", ADMIN, api_node_accept },
 	{ "POST", "/v1/tokens", NULL, ADMIN, api_tokens_create },
 	{ "GET", "/v1/tokens", NULL, ADMIN, api_tokens_list },
 	{ "DELETE", "/v1/tokens/", "", ADMIN, api_tokens_revoke },
@@ -74,6 +75,12 @@ static const struct route {
 	{ "GET", "/v1/clusters", NULL, VIEWER, api_clusters_list },
 	{ "POST", "/v1/clusters", NULL, ADMIN, api_clusters_create },
 	{ "POST", "/v1/clusters/", "/nodes", ADMIN, api_clusters_add_nodes },
+	{ "POST", "/v1/clusters/", "/allow", ADMIN, api_cluster_allow },
+	{ "POST", "/v1/clusters/", "/disallow", ADMIN, api_cluster_disallow },
+	{ "GET", "/v1/clusters/", "/wiring", VIEWER, api_wiring_get },
+	{ "GET", "/v1/clusters/", "/wiring/plan", VIEWER, api_wiring_plan_get },
+	{ "PUT", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_put },
+	{ "POST", "/v1/clusters/", "/wiring/plan", ADMIN, api_wiring_plan_propose },
 	{ "POST", "/v1/provisions", NULL, ADMIN, api_provisions_create },
 	{ "GET", "/v1/provisions/", "", ADMIN, api_provision_show },
 	{ "POST", "/v1/nodes/", "/deprovision", ADMIN, api_node_deprovision },
@@ -89,11 +96,21 @@ struct api_server {
 	struct MHD_Response *stored;  /* the 204 of every stored report, made once */
 };
 
-/* Per-request state, from the first callback to the completion notice. */
+/*
+ * Per-request state, from the first callback to the completion notice.  The
+ * route and the token are settled on the headers, in the first callback:
+ * a request that has no route or no right to it is answered before a byte
+ * of its body is read.
+ */
 struct request {
 	char *body;
 	size_t len, cap;
 	int too_large;
+	const struct route *rt;    /* NULL: not an API route (a static file) */
+	char param[API_NAME_MAX + 2];
+	struct api_token who;      /* the authorised token (routes that need one) */
+	char actor[96];
+	const char *token;         /* the bearer token presented, or NULL */
 	double start;
 	struct ingest_item *item;  /* a report waiting for its commit */
 	int item_done;
@@ -209,7 +226,7 @@ route_find(const char *method, const char *url, char *param, size_t n, char *all
 
 /* Check the bearer token against the route's access; 0, or an HTTP status. */
 static int
-authorize(struct ctrl *c, const struct route *rt, struct api_req *rq, const char **msg)
+authorize(struct ctrl *c, const struct route *rt, struct request *rq, const char **msg)
 {
 	if (rt->access == OPEN)
 		return 0;
@@ -217,7 +234,7 @@ authorize(struct ctrl *c, const struct route *rt, struct api_req *rq, const char
 		*msg = "missing \"Authorization: Bearer <token>\"";
 		return 401;
 	}
-	if (registry_check_token(c->reg, rq->token, rq->now, &rq->who) == -1) {
+	if (registry_check_token(c->reg, rq->token, ctrl_now(), &rq->who) == -1) {
 		*msg = "invalid, expired or revoked token";
 		return 401;
 	}
@@ -276,14 +293,7 @@ static MHD_RESULT
 dispatch(struct api_server *s, struct request *r, const struct route *rt, struct api_req *rq)
 {
 	struct api_resp rs = { 0 };
-	const char *msg = NULL;
-	int st = authorize(s->c, rt, rq, &msg);
 
-	if (st != 0) {
-		if (rt->access == AGENT_NODE || rt->access == AGENT_BOOTSTRAP)
-			atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
-		return send_error(r->conn, st, msg, NULL);
-	}
 	rt->fn(rq, &rs);
 	if (rs.async != NULL) {
 		r->item = rs.async;
@@ -309,32 +319,53 @@ dispatch(struct api_server *s, struct request *r, const struct route *rt, struct
 
 int api_static(struct MHD_Connection *conn, const char *root, const char *url, int *handled);
 
+/*
+ * On the headers: the route, the size and the token.  Returns MHD_YES to go
+ * on reading the body, or the answer already queued (413, 405, 404, 401,
+ * 403) without reading it.
+ */
 static MHD_RESULT
-complete(struct api_server *s, struct request *r, const char *url, const char *method)
+admit(struct api_server *s, struct request *r, const char *url, const char *method)
 {
-	char param[API_NAME_MAX + 2], allow[64];
-	const struct route *rt = route_find(method, url, param, sizeof(param), allow,
-	    sizeof(allow));
+	char allow[64];
+	const char *msg = NULL;
+	int st;
 
 	if (r->too_large)
 		return send_error(r->conn, 413, "request body too large", NULL);
-	if (rt == NULL && allow[0])
+	r->rt = route_find(method, url, r->param, sizeof(r->param), allow, sizeof(allow));
+	if (r->rt == NULL && allow[0])
 		return send_error(r->conn, 405, "method not allowed", allow);
-	if (rt == NULL && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)) {
+	if (r->rt == NULL && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return send_error(r->conn, 404, "no such path", NULL);
+	if (r->rt == NULL)
+		return MHD_YES;      /* a static file, if there is one */
+	r->token = auth_bearer(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION));
+	if ((st = authorize(s->c, r->rt, r, &msg)) != 0) {
+		if (r->rt->access == AGENT_NODE || r->rt->access == AGENT_BOOTSTRAP)
+			atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
+		return send_error(r->conn, st, msg, NULL);
+	}
+	return MHD_YES;
+}
+
+static MHD_RESULT
+complete(struct api_server *s, struct request *r, const char *url, const char *method)
+{
+	if (r->too_large)
+		return send_error(r->conn, 413, "request body too large", NULL);
+	if (r->rt == NULL) {
 		int handled = 0;
 		MHD_RESULT ret = (MHD_RESULT)api_static(r->conn, s->web_root, url, &handled);
 		return handled ? ret : send_error(r->conn, 404, "no such path", NULL);
 	}
-	if (rt == NULL)
-		return send_error(r->conn, 404, "no such path", NULL);
 	atomic_fetch_add(&s->c->ctr.requests, 1);
-	struct api_req rq = { .c = s->c, .method = method, .param = param,
+	struct api_req rq = { .c = s->c, .method = method, .param = r->param,
 		.body = r->body ? r->body : "", .body_len = r->len, .now = ctrl_now(),
-		.query = query_arg, .qctx = r->conn };
-	const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
-	    MHD_HTTP_HEADER_AUTHORIZATION);
-	rq.token = auth_bearer(auth);
-	return dispatch(s, r, rt, &rq);
+		.token = r->token, .who = r->who, .query = query_arg, .qctx = r->conn };
+	memcpy(rq.actor, r->actor, sizeof(rq.actor));
+	return dispatch(s, r, r->rt, &rq);
 }
 
 static int
@@ -393,7 +424,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		if ((r = request_new(conn)) == NULL)
 			return MHD_NO;
 		*con_cls = r;
-		return r->too_large ? send_error(conn, 413, "request body too large", NULL) : MHD_YES;
+		return admit(s, r, url, method);
 	}
 	if (r->item != NULL) {
 		pthread_mutex_lock(&r->mu);

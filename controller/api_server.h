@@ -1,8 +1,9 @@
 /*
  * The controller's HTTP API server (routes in proto/api.h).  api.c owns
  * libmicrohttpd: a route table {method, path, role, handler}, 405 with Allow
- * for a known path and another method, a body-size check on Content-Length
- * before anything is buffered, bearer-token authentication, JSON errors.
+ * for a known path and another method, then a body-size check on
+ * Content-Length and bearer-token authentication, both on the headers
+ * before anything of the body is read; JSON errors.
  * Handlers (api_*.c) see only the plain structs below.
  */
 #ifndef TBMESH_API_SERVER_H
@@ -72,6 +73,9 @@ void api_node_remove(struct api_req *rq, struct api_resp *rs);
 void api_node_cordon(struct api_req *rq, struct api_resp *rs);
 void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
 void api_node_down(struct api_req *rq, struct api_resp *rs);
+void api_node_accept(struct api_req *rq, struct api_resp *rs);
+void api_cluster_allow(struct api_req *rq, struct api_resp *rs);
+void api_cluster_disallow(struct api_req *rq, struct api_resp *rs);
 void api_tokens_create(struct api_req *rq, struct api_resp *rs);
 void api_provisions_create(struct api_req *rq, struct api_resp *rs);
 void api_provision_show(struct api_req *rq, struct api_resp *rs);
@@ -82,5 +86,9 @@ void api_events_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_create(struct api_req *rq, struct api_resp *rs);
 void api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs);
+void api_wiring_get(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_get(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_put(struct api_req *rq, struct api_resp *rs);
+void api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs);
 
 #endif

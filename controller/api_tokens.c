@@ -28,6 +28,7 @@ api_tokens_create(struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	t.role = req.role;
+	t.accept = req.accept;
 	memcpy(t.cluster, req.cluster, sizeof(t.cluster));
 	memcpy(t.label, req.label, sizeof(t.label));
 	t.created_at = rq->now;
@@ -41,7 +42,8 @@ api_tokens_create(struct api_req *rq, struct api_resp *rs)
 	if (rc == 0)
 		rc = inv_token_add(rq->c->inv, &t, hash);
 	if (rc == 0)
-		ctrl_event(rq->c, rq->now, rq->actor, "", "token created", t.id);
+		ctrl_event(rq->c, rq->now, rq->actor, "", t.accept ?
+		    "pre-approved bootstrap token created" : "token created", t.id);
 	pthread_mutex_unlock(&rq->c->inv_mu);
 	if (rc == INV_NOTFOUND) {
 		api_error(rs, 404, "cluster %s: no such cluster", t.cluster);

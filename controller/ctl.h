@@ -38,11 +38,14 @@ enum ctl_opt {
 	CTL_OPT_NODE = 1 << 5,
 	CTL_OPT_SINCE = 1 << 6,
 	CTL_OPT_LIMIT = 1 << 7,
-	CTL_OPT_USER = 1 << 8,         /* node add: --user, --key, --port */
-	CTL_OPT_FINGERPRINT = 1 << 9,  /* node add: --fingerprint, --accept-new */
-	CTL_OPT_DRY_RUN = 1 << 10,
-	CTL_OPT_AGENT = 1 << 11,       /* node add: --agent-binary, --wired-limit-mb, --name */
-	CTL_OPT_NETWORK = 1 << 12,
+	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
+	CTL_OPT_TOPOLOGY = 1 << 9,
+	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
+	CTL_OPT_USER = 1 << 11,        /* node add: --user, --key, --port */
+	CTL_OPT_FINGERPRINT = 1 << 12, /* node add: --fingerprint, --accept-new */
+	CTL_OPT_DRY_RUN = 1 << 13,     /* a flag: --dry-run */
+	CTL_OPT_AGENT = 1 << 14,       /* node add: --agent-binary, --wired-limit-mb, --name */
+	CTL_OPT_NETWORK = 1 << 15,     /* a flag: --network */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -77,6 +80,9 @@ struct ctl_args {
 	int accept_new;            /* flags */
 	int dry_run;
 	int network;
+	int accept;
+	const char *topology;
+	int save;
 	int json;
 	int help;
 };
@@ -243,6 +249,7 @@ int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
+int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
 int ctl_node_add(struct ctl_client *, const struct ctl_args *);
 int ctl_node_deprovision(struct ctl_client *, const struct ctl_args *);
@@ -252,6 +259,19 @@ int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
 int ctl_events(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
 int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
+int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
 int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_check(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_plan(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_import(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_export(struct ctl_client *, const struct ctl_args *);
+int ctl_wiring_expect(struct ctl_client *, const struct ctl_args *);
+
+/* ctl_wiring.c: a wiring check and a cabling plan for people. 0, or -1 (memory). */
+struct wiring_result;
+struct wiring_plan_doc;
+int ctl_wiring_print(FILE *f, const struct wiring_result *r);
+int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
 
 #endif

@@ -188,12 +188,13 @@ set_options(struct ctl_client *cl, const char *method, const char *body, struct 
 	 * after a POST must not be sent as a POST again */
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, (char *)NULL);
 	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-	if (strcmp(method, "POST") == 0) {
+	if (strcmp(method, "POST") == 0 || (body != NULL && strcmp(method, "GET") != 0)) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body != NULL ? body : "");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 		    (curl_off_t)(body != NULL ? strlen(body) : 0));
-	} else if (strcmp(method, "GET") != 0)
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+	if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);   /* PUT and DELETE */
 }
 
 /* Replace what would break the one-line message: control characters. */

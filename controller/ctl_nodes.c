@@ -247,3 +247,36 @@ ctl_node_remove(struct ctl_client *cl, const struct ctl_args *a)
 	ctl_reply_free(&r);
 	return rc;
 }
+
+/* "mac1 accepted: ready", or pending with what it waits for. */
+int
+ctl_node_accept(struct ctl_client *cl, const struct ctl_args *a)
+{
+	char path[256], what[API_NAME_MAX + 16], err[256], *body;
+	struct api_node n;
+	struct ctl_reply r;
+	int rc;
+
+	if ((rc = ctl_name_check("node accept", "node", a->pos[0])) != CTL_EXIT_OK ||
+	    (a->reason != NULL && (rc = ctl_reason_check("node accept", "NODE [--reason TEXT]",
+	    a->reason, "--reason")) != CTL_EXIT_OK))
+		return rc;
+	snprintf(what, sizeof(what), "node %s", a->pos[0]);
+	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", a->pos[0], "/accept") == -1)
+		return ctl_fail("%s: name too long", what);
+	if ((body = api_json_reason(a->reason)) == NULL)
+		return ctl_fail("out of memory");
+	rc = ctl_call(cl, "POST", path, body, what, &r);
+	free(body);
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_print(r.body, r.len);
+	else if (rc == CTL_EXIT_OK && api_json_decode_node(r.body, r.len, &n, err,
+	    sizeof(err)) == -1)
+		rc = ctl_fail("cannot decode the node: %s", err);
+	else if (rc == CTL_EXIT_OK && n.reason[0] != '\0')
+		printf("%s accepted: %s (%s)\n", n.name, api_node_state_str(n.state), n.reason);
+	else if (rc == CTL_EXIT_OK)
+		printf("%s accepted: %s\n", n.name, api_node_state_str(n.state));
+	ctl_reply_free(&r);
+	return rc;
+}

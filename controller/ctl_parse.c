@@ -223,6 +223,7 @@ static const struct {
 	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
 	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
 	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
+	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
 	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
 	{ "key", CTL_OPT_USER, offsetof(struct ctl_args, key) },
 	{ "port", CTL_OPT_USER, offsetof(struct ctl_args, port) },
@@ -238,6 +239,8 @@ static const struct {
 	unsigned bit;
 	size_t off;
 } cmd_flags[] = {
+	{ "--accept", CTL_OPT_ACCEPT, offsetof(struct ctl_args, accept) },
+	{ "--save", CTL_OPT_SAVE, offsetof(struct ctl_args, save) },
 	{ "--accept-new", CTL_OPT_FINGERPRINT, offsetof(struct ctl_args, accept_new) },
 	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
 	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },

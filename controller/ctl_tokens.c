@@ -62,6 +62,11 @@ ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *req,
 		return -1;
 	}
 	REPORT_SET(req->cluster, a->cluster);
+	if (a->accept && req->role != ROLE_BOOTSTRAP) {
+		snprintf(err, errlen, "token create: --accept is for bootstrap tokens only");
+		return -1;
+	}
+	req->accept = a->accept;
 	if (a->label != NULL && strlen(a->label) > API_REASON_MAX) {
 		snprintf(err, errlen, "token create: --label is longer than %d bytes",
 		    API_REASON_MAX);

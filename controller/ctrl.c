@@ -50,12 +50,16 @@ ctrl_apply(struct ctrl *c, struct reg_node *n, const struct lc_result *res, doub
 	if (inv_node_set_state(c->inv, n->id, res->state, res->reason,
 	    res->unexpected_reboot) != 0)
 		return -1;
+	if (res->accepted != n->lc.accepted &&
+	    inv_node_set_accepted(c->inv, n->id, res->accepted) != 0)
+		return -1;
 	if (res->what[0])
 		ctrl_event(c, now, actor, n->name, res->what, res->event_reason);
 	if (res->what2[0])
 		ctrl_event(c, now, actor, n->name, res->what2, res->event_reason2);
 	n->lc.state = res->state;
 	n->lc.unexpected_reboot = res->unexpected_reboot;
+	n->lc.accepted = res->accepted;
 	memcpy(n->lc.reason, res->reason, sizeof(n->lc.reason));
 	registry_set_lc(c->reg, n->name, &n->lc);
 	return 0;

@@ -14,6 +14,7 @@
 
 struct ingest;
 struct prov_jobs;
+struct wmon;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -37,6 +38,7 @@ struct ctrl {
 	struct registry *reg;
 	struct ingest *ingest;
 	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
+	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
 	struct ctrl_counters ctr;

@@ -117,6 +117,7 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	memcpy(lc_out->reason, res.reason, sizeof(lc_out->reason));
 	lc_out->state = res.state;
 	lc_out->unexpected_reboot = res.unexpected_reboot;
+	lc_out->accepted = res.accepted;
 	lc_out->last_report_at = it->received_at;
 	if (!isnan(it->sum.boot_time))
 		lc_out->boot_time = it->sum.boot_time;

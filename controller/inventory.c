@@ -11,10 +11,12 @@
  */
 #include "inventory_db.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -35,7 +37,8 @@
 	"boot_time = coalesce(?13, boot_time)"
 
 #define TOKEN_COLS \
-	"id, role, hash, cluster, node, label, created_at, expires_at, used_at, revoked"
+	"id, role, hash, cluster, node, label, created_at, expires_at, used_at, revoked, " \
+	"accept, pending"
 
 #define CLUSTER_SELECT \
 	"SELECT c.name, c.created_at, " \
@@ -48,9 +51,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
 
-	/* ?1..?10: the columns of TOKEN_COLS */
+	/* ?1..?12: the columns of TOKEN_COLS */
 	[ST_TOKEN_ADD] = "INSERT INTO tokens (" TOKEN_COLS ") "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[ST_TOKEN_GET] = "SELECT " TOKEN_COLS " FROM tokens WHERE id = ?1",
 	[ST_TOKEN_LIST] = "SELECT " TOKEN_COLS " FROM tokens "
 	    "ORDER BY created_at DESC, rowid DESC",
@@ -59,8 +62,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* ?1 id, ?2 now */
 	[ST_TOKEN_USE] = "UPDATE tokens SET used_at = ?2 "
 	    "WHERE id = ?1 AND used_at IS NULL AND revoked = 0",
+	/* a pending re-enrolment's token is not the node's until accepted */
 	[ST_TOKEN_REVOKE_NODE] = "UPDATE tokens SET revoked = 1 "
-	    "WHERE role = 'node' AND node = ?1",
+	    "WHERE role = 'node' AND node = ?1 AND pending = 0",
 	[ST_TOKEN_COUNT] = "SELECT count(*) FROM tokens WHERE role = ?1 AND revoked = 0",
 
 	[ST_NODE_BY_UUID] = "SELECT id, name, state, unexpected_reboot, boot_time FROM nodes "
@@ -139,6 +143,11 @@ inv_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	/* it holds token hashes: create it 0600 (SQLite gives its -wal and -shm
+	 * the database file's mode) */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd != -1)
+		close(fd);
 	rc = sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOMUTEX, inv_vfs());
 	if (rc != SQLITE_OK) {

@@ -176,6 +176,57 @@ int inv_cluster_get(struct inv *inv, const char *name, struct api_cluster *out);
 /* Put a node in a cluster, or out of any with cluster "" (INV_NOTFOUND for either). */
 int inv_cluster_set_node(struct inv *inv, const char *cluster, const char *node);
 
+/* ---- zero-touch enrolment (inventory_enrol.c) ---- */
+/*
+ * Add (add 1) or remove serials on a cluster's allow-list.  INV_NOTFOUND for
+ * no such cluster, INV_CONFLICT when the list would pass API_ALLOW_MAX
+ * (nothing changed).  Adding a serial already there is not an error.
+ */
+int inv_cluster_allow(struct inv *inv, const char *cluster, const api_name *serials, int n,
+    int add);
+/* The cluster's allow-list, sorted. */
+int inv_cluster_allow_get(struct inv *inv, const char *cluster, struct api_names *out);
+/* 1 when serial is on cluster's allow-list; 0 when not (or either is ""); -1 error. */
+int inv_cluster_allows(struct inv *inv, const char *cluster, const char *serial);
+/* A pending node that an admin accepted: ready at its next healthy report. */
+int inv_node_set_accepted(struct inv *inv, int64_t node_id, int accepted);
+/*
+ * Calls fn for every node with its accepted flag and its latest report's
+ * JSON (NULL when none; valid during the call only).
+ */
+typedef void (*inv_node_state_fn)(void *ctx, const char *name, int accepted,
+    const char *json, size_t len);
+int inv_node_each_state(struct inv *inv, inv_node_state_fn fn, void *ctx);
+/* Revoke every node token of node but keep_id, which stops being pending. */
+int inv_token_supersede(struct inv *inv, const char *node, const char *keep_id);
+
+/* A pending re-enrolment: its node token and its latest report. */
+struct inv_enrol_request {
+	char token_id[API_TOKEN_ID_LEN + 1];
+	double requested_at;
+	double received_at;         /* of the report */
+	char *json;                 /* malloc'd; the caller frees it */
+	size_t json_len;
+};
+/* Record a request (at: its time) or, for a known token_id, its newer report. */
+int inv_enrol_request_put(struct inv *inv, const char *token_id, int64_t node_id, double at,
+    const char *json, size_t len);
+/* The node's newest request; INV_NOTFOUND when none. */
+int inv_enrol_request_latest(struct inv *inv, int64_t node_id, struct inv_enrol_request *out);
+int inv_enrol_requests_drop(struct inv *inv, int64_t node_id);
+/* ---- wiring (inventory_wiring.c) ---- */
+/*
+ * A cluster's expected topology ("mesh", "ring" or "plan") into topology
+ * and, for a plan, its DOT text in *dot (malloc'd; NULL otherwise) and
+ * when it was set (NAN: never, the default mesh).  INV_NOTFOUND if the
+ * cluster does not exist.
+ */
+int inv_wiring_get(struct inv *inv, const char *cluster, char *topology, size_t topolen,
+    char **dot, double *updated_at);
+/* Store it (dot NULL unless topology is "plan").  INV_NOTFOUND: no cluster. */
+int inv_wiring_set(struct inv *inv, const char *cluster, const char *topology,
+    const char *dot, double now);
+
 /* ---- events ---- */
 /* In a transaction or not. */
 int inv_event_add(struct inv *inv, double time, const char *actor, const char *node,

@@ -50,6 +50,8 @@ inv_token_add(struct inv *inv, const struct api_token *t, const uint8_t hash[INV
 	rc |= inv_bind_double(s, 8, t->expires_at);
 	rc |= inv_bind_double(s, 9, t->used_at);
 	rc |= sqlite3_bind_int(s, 10, t->revoked != 0);
+	rc |= sqlite3_bind_int(s, 11, t->accept != 0);
+	rc |= sqlite3_bind_int(s, 12, t->pending != 0);
 	if (rc != SQLITE_OK) {
 		sqlite3_reset(s);
 		return INV_FAIL(inv, "bind");
@@ -82,6 +84,8 @@ read_token(sqlite3_stmt *s, struct api_token *t, uint8_t hash[INV_HASH_LEN])
 	t->expires_at = inv_col_double(s, 7);
 	t->used_at = inv_col_double(s, 8);
 	t->revoked |= sqlite3_column_int(s, 9) != 0;
+	t->accept = sqlite3_column_int(s, 10) != 0;
+	t->pending = sqlite3_column_int(s, 11) != 0;
 	return 0;
 }
 
@@ -269,6 +273,9 @@ inv_cluster_list(struct inv *inv, struct api_cluster **out, int *n)
 		goto fail;
 	}
 	sqlite3_reset(s);
+	for (int i = 0; i < cnt; i++)
+		if (inv_cluster_allow_get(inv, arr[i].name, &arr[i].allow) != 0)
+			goto fail;
 	*out = arr;
 	*n = cnt;
 	return 0;
@@ -295,6 +302,8 @@ inv_cluster_get(struct inv *inv, const char *name, struct api_cluster *out)
 	else
 		rc = INV_FAIL(inv, "query failed");
 	sqlite3_reset(s);
+	if (rc == 0)
+		rc = inv_cluster_allow_get(inv, name, &out->allow);
 	return rc;
 }
 

@@ -9,7 +9,8 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 2).  Times are unix seconds (REAL).  NULL is "unknown" or
+ * Schema (version 4: the tables below, and what migrations 3 and 4 add,
+ * described at each).  Times are unix seconds (REAL).  NULL is "unknown" or
  * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
  * "bootstrap"); the code validates them, so a new value needs no table
@@ -39,6 +40,9 @@
  *   events    id INTEGER PRIMARY KEY (insertion order), time, actor, node (a
  *             name, kept after the node is removed), what, reason; indexed on
  *             (node, id) and on time
+ *   cluster_wiring  cluster_id -> clusters (ON DELETE CASCADE) PRIMARY KEY,
+ *             topology ("mesh", "ring", "plan"), plan_dot (the plan as DOT,
+ *             for "plan"), updated_at; no row: a full mesh
  */
 #include "inventory_db.h"
 
@@ -117,7 +121,36 @@ static const char *const migrations[] = {
 	"DROP TABLE samples;"
 	"ALTER TABLE samples_v2 RENAME TO samples;",
 
-	/* next: provisioning runs (tbctl node add / node deprovision), their
+	/*
+	 * 3: zero-touch enrolment.  tokens.accept (a bootstrap token whose nodes
+	 * are accepted at enrolment), tokens.pending (a node token of a
+	 * re-enrolment not yet accepted), nodes.accepted (accepted, ready at its
+	 * next healthy report), cluster_allow (serials accepted at enrolment,
+	 * per cluster) and enrol_requests (a pending re-enrolment: its token and
+	 * its latest report, kept apart from the node's record).
+	 */
+	"ALTER TABLE tokens ADD COLUMN accept INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE tokens ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE nodes ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE cluster_allow ("
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE,"
+	"  serial TEXT NOT NULL,"
+	"  PRIMARY KEY (cluster_id, serial)) WITHOUT ROWID;"
+	"CREATE TABLE enrol_requests ("
+	"  token_id TEXT PRIMARY KEY NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,"
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  requested_at REAL NOT NULL,"
+	"  received_at REAL NOT NULL,"
+	"  report_json TEXT NOT NULL);"
+	"CREATE INDEX enrol_requests_node ON enrol_requests(node_id);",
+	/* 4: each cluster's expected topology and cabling plan. */
+	"CREATE TABLE cluster_wiring ("
+	"  cluster_id INTEGER PRIMARY KEY REFERENCES clusters(id) ON DELETE CASCADE,"
+	"  topology TEXT NOT NULL,"
+	"  plan_dot TEXT,"
+	"  updated_at REAL NOT NULL);",
+
+	/* 5: provisioning runs (tbctl node add / node deprovision), their
 	 * preflight lines and every step's outcome (inventory_prov.c). */
 	"CREATE TABLE provisions ("
 	"  id INTEGER PRIMARY KEY,"

@@ -15,6 +15,7 @@ result_init(const struct lc_node *n, struct lc_result *out)
 	memset(out, 0, sizeof(*out));
 	out->state = n->state;
 	out->unexpected_reboot = n->unexpected_reboot;
+	out->accepted = n->accepted;
 	memcpy(out->reason, n->reason, sizeof(out->reason));
 }
 
@@ -74,6 +75,11 @@ lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double
 		snprintf(out->event_reason, sizeof(out->event_reason),
 		    "boot time moved from %.0f to %.0f without a requested reboot", n->boot_time, bt);
 	}
+	if (n->state == NODE_PENDING && n->accepted && healthy) {
+		out->accepted = 0;
+		transition(n, out, NODE_READY, "accepted, first healthy report");
+		return;
+	}
 	if (n->state == NODE_UNREACHABLE && healthy) {
 		if (out->what[0] != '\0') {
 			/* the reboot stays the first event, the transition the second */
@@ -120,6 +126,30 @@ fresh_healthy(const struct lc_node *n, double now, double unreachable_after, cha
 	return 1;
 }
 
+/* The reason given, or what the acceptance means. */
+static int
+command_accept(const struct lc_node *n, const char *reason, double now, double unreachable_after,
+    struct lc_result *out, char *err, size_t errlen)
+{
+	char why[160];
+
+	if (n->state != NODE_PENDING) {
+		snprintf(err, errlen, "the node is %s, not pending", api_node_state_str(n->state));
+		return -1;
+	}
+	out->changed = 1;
+	if (fresh_healthy(n, now, unreachable_after, why, sizeof(why))) {
+		out->accepted = 0;
+		transition(n, out, NODE_READY, reason && reason[0] ? reason : "accepted");
+		return 0;
+	}
+	out->accepted = 1;
+	snprintf(out->what, sizeof(out->what), "accepted");
+	snprintf(out->event_reason, sizeof(out->event_reason), "%s%sready at its next healthy "
+	    "report (%s)", reason ? reason : "", reason && reason[0] ? "; " : "", why);
+	return 0;
+}
+
 int
 lc_on_command(const struct lc_node *n, enum lc_command cmd, const char *reason, double now,
     double unreachable_after, struct lc_result *out, char *err, size_t errlen)
@@ -158,6 +188,8 @@ lc_on_command(const struct lc_node *n, enum lc_command cmd, const char *reason, 
 		if (out->what[0] == '\0')
 			snprintf(out->what, sizeof(out->what), "down reason changed");
 		return 0;
+	case LC_ACCEPT:
+		return command_accept(n, reason, now, unreachable_after, out, err, errlen);
 	}
 	snprintf(err, errlen, "unknown command");
 	return -1;

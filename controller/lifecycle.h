@@ -13,6 +13,10 @@
  *   uncordon  cordoned or down -> ready, only with a fresh healthy report;
  *             clears the unexpected-reboot flag (the operator has seen it)
  *   down      any -> down (reason required)
+ *   accept    pending -> ready at once with a fresh healthy report, else the
+ *             node is marked accepted and stays pending until one comes
+ *   report    pending and accepted -> ready on a healthy report; a pending
+ *             node that is not accepted stays pending whatever it reports
  */
 #ifndef TBMESH_LIFECYCLE_H
 #define TBMESH_LIFECYCLE_H
@@ -28,12 +32,14 @@ struct lc_node {
 	int last_report_healthy;
 	int unexpected_reboot;
 	int reboot_expected;       /* a rollout asked for a reboot */
+	int accepted;              /* pending, accepted: ready at its next healthy report */
 };
 
 struct lc_result {
 	int changed;               /* state, reason or flag differ from before */
 	enum node_state state;
 	int unexpected_reboot;
+	int accepted;              /* the accepted flag after */
 	char reason[API_REASON_MAX + 1];  /* the node's state reason after (kept when
 					     the state does not change) */
 	char what[64];             /* the event ("state ready -> unreachable"); "" none */
@@ -42,7 +48,7 @@ struct lc_result {
 	char event_reason2[API_REASON_MAX + 1];
 };
 
-enum lc_command { LC_CORDON, LC_UNCORDON, LC_DOWN };
+enum lc_command { LC_CORDON, LC_UNCORDON, LC_DOWN, LC_ACCEPT };
 
 /*
  * A report is healthy when the agent could read the Thunderbolt ports, the

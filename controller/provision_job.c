@@ -233,7 +233,7 @@ agent_read(const char *path, char **buf, size_t *len, char hex[65], char *err, s
 	return 0;
 }
 
-/* A one-time bootstrap token for the run's cluster; its id in id.  -1 with err. */
+/* A one-time, pre-approved bootstrap token for the run's cluster; its id in id.  -1 with err. */
 static int
 token_make(struct job *jb, char id[API_TOKEN_ID_LEN + 1], char token[API_TOKEN_MAX + 1],
     char *err, size_t errlen)
@@ -249,6 +249,7 @@ token_make(struct job *jb, char id[API_TOKEN_ID_LEN + 1], char token[API_TOKEN_M
 		return -1;
 	}
 	t.role = ROLE_BOOTSTRAP;
+	t.accept = 1;   /* the operator asked for this node: pre-approved, it enrols ready */
 	snprintf(t.cluster, sizeof(t.cluster), "%s", jb->st->cluster);
 	snprintf(t.label, sizeof(t.label), "provisioning %lld of %.200s", (long long)jb->st->id,
 	    jb->st->host);

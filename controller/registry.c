@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "report_json.h"
 
 struct tok {
 	struct api_token t;
@@ -173,7 +174,24 @@ registry_revoke_node_tokens(struct registry *reg, const char *node)
 	pthread_rwlock_wrlock(&reg->lock);
 	for (size_t i = 0; i < reg->tokens.cap; i++) {
 		struct tok *k = reg->tokens.slot[i];
-		if (k != NULL && k->t.role == ROLE_NODE && strcmp(k->t.node, node) == 0)
+		if (k != NULL && k->t.role == ROLE_NODE && !k->t.pending &&
+		    strcmp(k->t.node, node) == 0)
+			k->t.revoked = 1;
+	}
+	pthread_rwlock_unlock(&reg->lock);
+}
+
+void
+registry_supersede_node_tokens(struct registry *reg, const char *node, const char *keep_id)
+{
+	pthread_rwlock_wrlock(&reg->lock);
+	for (size_t i = 0; i < reg->tokens.cap; i++) {
+		struct tok *k = reg->tokens.slot[i];
+		if (k == NULL || k->t.role != ROLE_NODE || strcmp(k->t.node, node) != 0)
+			continue;
+		if (strcmp(k->t.id, keep_id) == 0)
+			k->t.pending = 0;
+		else
 			k->t.revoked = 1;
 	}
 	pthread_rwlock_unlock(&reg->lock);
@@ -271,6 +289,46 @@ registry_count_states(struct registry *reg, int counts[NODE_STATE_COUNT])
 	pthread_rwlock_unlock(&reg->lock);
 }
 
+/*
+ * What the inventory holds besides the keys: whether a node was accepted,
+ * and whether its latest report was healthy (decoded again from its JSON,
+ * so that a restart does not take an unhealthy node for a healthy one).
+ */
+struct load_ctx {
+	struct registry *reg;
+	struct report *r;
+};
+
+static void
+load_state(void *arg, const char *name, int accepted, const char *json, size_t len)
+{
+	struct load_ctx *lc = arg;
+	char why[128], err[160];
+	int healthy = 0;
+
+	if (json != NULL && report_decode(json, len, lc->r, err, sizeof(err)) == 0)
+		healthy = lc_report_healthy(lc->r, why, sizeof(why));
+	pthread_rwlock_wrlock(&lc->reg->lock);
+	struct reg_node *n = table_get(&lc->reg->nodes, name);
+	if (n != NULL) {
+		n->lc.accepted = accepted;
+		n->lc.last_report_healthy = healthy;
+	}
+	pthread_rwlock_unlock(&lc->reg->lock);
+}
+
+static int
+load_states(struct registry *reg, struct inv *inv)
+{
+	struct load_ctx lc = { reg, report_new() };
+	int rc = -1;
+
+	if (lc.r != NULL)
+		rc = inv_node_each_state(inv, load_state, &lc);
+	free(lc.r);
+	return rc;
+}
+
 int
 registry_load(struct registry *reg, struct inv *inv)
 {
@@ -301,13 +359,12 @@ registry_load(struct registry *reg, struct inv *inv)
 		n.lc.boot_time = keys[i].boot_time;
 		n.lc.last_report_at = keys[i].last_report_at;
 		n.lc.unexpected_reboot = keys[i].unexpected_reboot;
-		n.lc.last_report_healthy = 1;
 		registry_put_node(reg, &n);
 	}
 	free(list);
 	free(toks);
 	free(keys);
-	return 0;
+	return load_states(reg, inv);
 fail:
 	free(toks);
 	free(keys);

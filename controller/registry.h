@@ -27,14 +27,23 @@ struct reg_node {
 struct registry *registry_new(void);
 void registry_free(struct registry *reg);          /* accepts NULL */
 
-/* Load every token and node from the inventory (at start). */
+/*
+ * Load every token and node from the inventory (at start), with whether
+ * each node's latest report is healthy, from the report itself.
+ */
 int registry_load(struct registry *reg, struct inv *inv);
 
 void registry_put_token(struct registry *reg, const struct api_token *t,
     const uint8_t hash[AUTH_HASH_LEN]);
 void registry_revoke_token(struct registry *reg, const char *id);
-/* Revoke every node token of node (re-enrolment, removal). */
+/* Revoke every node token of node but a pending re-enrolment's (re-enrolment). */
 void registry_revoke_node_tokens(struct registry *reg, const char *node);
+/*
+ * Revoke every node token of node but keep_id ("" keeps none: removal),
+ * which stops being pending (an accepted re-enrolment).
+ */
+void registry_supersede_node_tokens(struct registry *reg, const char *node,
+    const char *keep_id);
 
 /*
  * Check a presented token.  Returns 0 and fills *t when it exists, is not

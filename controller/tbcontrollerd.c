@@ -20,6 +20,7 @@
 #include "api_server.h"
 #include "auth.h"
 #include "checkpointer.h"
+#include "wmon.h"
 #include "conf.h"
 #include "ctrl.h"
 #include "provision_job.h"
@@ -64,10 +65,12 @@ static const char usage[] =
 "  --log-level LEVEL         error, warning, info (default) or debug\n"
 "  -V, --version, -h, --help\n"
 "\n"
-"Signals: SIGTERM and SIGINT stop it after storing what was acknowledged.\n";
+"Signals: SIGTERM and SIGINT stop it after storing what was acknowledged;\n"
+"SIGHUP reads the configuration again and applies its log level (the other\n"
+"settings take effect at the next start).\n";
 
 static int sigfds[2] = { -1, -1 };
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reloading;
 
 static int
 set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
@@ -199,7 +202,27 @@ free_config(struct config *c)
 	free(c->tls_key);
 }
 
-/* Write the token to a new file, mode 0600; refuses to overwrite. */
+/* Make path's directory entry durable: fsync the directory that holds it. */
+static int
+sync_parent(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (n >= sizeof(dir))
+		return -1;
+	memcpy(dir, slash == NULL ? "." : path, n);
+	dir[n] = '\0';
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* Write the token to a new file, mode 0600, durably; refuses to overwrite. */
 static int
 write_token_file(const char *path, const char *token)
 {
@@ -212,6 +235,10 @@ write_token_file(const char *path, const char *token)
 	size_t n = strlen(token);
 	int ok = write(fd, token, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
 	close(fd);
+	if (ok && sync_parent(path) == -1) {
+		log_errx("%s: cannot sync its directory: %s", path, strerror(errno));
+		ok = 0;
+	}
 	if (!ok) {
 		unlink(path);
 		log_errx("%s: could not write the admin token", path);
@@ -239,25 +266,82 @@ register_admin(struct ctrl *c, const char *id, const uint8_t *hash, const char *
  * the file; or, when the file already holds one (a fresh inventory beside an
  * old file), register that one.
  */
+/* Admin tokens that work now: neither revoked nor expired; -1 on error. */
+static int
+valid_admins(struct ctrl *c, double now)
+{
+	struct api_token *t;
+	int n, valid = 0;
+
+	if (inv_token_list(c->inv, &t, &n) == -1)
+		return -1;
+	for (int i = 0; i < n; i++)
+		valid += t[i].role == ROLE_ADMIN && !t[i].revoked &&
+		    (isnan(t[i].expires_at) || now < t[i].expires_at);
+	free(t);
+	return valid;
+}
+
+/*
+ * The admin token file names a token the inventory knows but that no longer
+ * works (revoked or expired): fine when other admin tokens work (a
+ * warning), fatal when none does.  0, or -1.
+ */
+static int
+check_file_token(struct ctrl *c, const char *path, const char *id, int valid, double now)
+{
+	struct api_token t;
+	uint8_t hash[AUTH_HASH_LEN];
+	const char *why;
+
+	if (inv_token_get(c->inv, id, &t, hash) != 0)
+		return 0;
+	if (t.revoked)
+		why = "revoked";
+	else if (!isnan(t.expires_at) && now >= t.expires_at)
+		why = "expired";
+	else
+		return 0;
+	if (valid > 0) {
+		log_warnx("%s holds admin token %s, which is %s; %d other admin token%s "
+		    "work%s", path, id, why, valid, valid == 1 ? "" : "s", valid == 1 ? "s" : "");
+		return 0;
+	}
+	log_errx("%s holds admin token %s, which is %s, and no other admin token works: "
+	    "remove %s to have a new one made at the next start", path, id, why, path);
+	return -1;
+}
+
 static int
 ensure_admin_token(struct ctrl *c, const char *path)
 {
 	char id[API_TOKEN_ID_LEN + 1], token[API_TOKEN_MAX + 2];
 	uint8_t hash[AUTH_HASH_LEN];
+	double now = ctrl_now();
+	int admins = valid_admins(c, now);
 
-	if (inv_token_count(c->inv, ROLE_ADMIN) > 0)
-		return 0;
+	if (admins < 0) {
+		log_errx("cannot read the admin tokens of the inventory");
+		return -1;
+	}
 	FILE *f = fopen(path, "r");
 	if (f != NULL) {
 		int ok = fgets(token, sizeof(token), f) != NULL;
 		fclose(f);
 		token[strcspn(token, "\r\n")] = '\0';
-		if (!ok || auth_token_parse(token, id, hash) == -1) {
+		ok = ok && auth_token_parse(token, id, hash) == 0;
+		if (ok && check_file_token(c, path, id, admins, now) == -1)
+			return -1;
+		if (admins > 0)
+			return 0;
+		if (!ok) {
 			log_errx("%s holds no valid token; remove it to have a new one made", path);
 			return -1;
 		}
 		return register_admin(c, id, hash, "from the existing admin token file");
 	}
+	if (admins > 0)
+		return 0;
 	if (auth_token_new(id, token, hash) == -1 || write_token_file(path, token) == -1)
 		return -1;
 	log_info("first start: admin token written to %s", path);
@@ -314,30 +398,74 @@ ticker(void *arg)
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	stopping = 1;
+	if (sig == SIGHUP)
+		reloading = 1;
+	else
+		stopping = 1;
 	ssize_t w = write(sigfds[1], "x", 1);
 	(void)w;
 }
 
+/* From the start, so that no signal that stops us cleanly can kill us first. */
 static void
-wait_for_signal(void)
+catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (pipe(sigfds) == -1)
 		fatalx("pipe: %s", strerror(errno));
+	fcntl(sigfds[0], F_SETFL, O_NONBLOCK);
+	fcntl(sigfds[1], F_SETFL, O_NONBLOCK);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/*
+ * SIGHUP: read the command line and the configuration file again.  The log
+ * level applies at once; the rest (addresses, files, timeouts) is fixed
+ * for the life of the process, and a bad file changes nothing.
+ */
+static void
+reload(int argc, char **argv)
+{
+	static const char *levels[] = { "error", "warning", "info", "debug" };
+	struct config cfg;
+	char err[512];
+
+	if (load_config(&cfg, argc, argv, err, sizeof(err)) == -1) {
+		log_warnx("SIGHUP: %s; settings unchanged", err);
+	} else {
+		log_setlevel((enum log_level)cfg.log_level);
+		/* said at the most severe level shown, so that it is always seen */
+		log_msg((enum log_level)(cfg.log_level < LOG_LVL_INFO ? cfg.log_level :
+		    LOG_LVL_INFO), __func__,
+		    "SIGHUP: configuration read again; log level %s (other settings take "
+		    "effect at the next start)", levels[cfg.log_level]);
+	}
+	free_config(&cfg);
+}
+
+static void
+wait_for_signal(int argc, char **argv)
+{
+	char buf[16];
+
 	while (!stopping) {
 		struct pollfd p = { .fd = sigfds[0], .events = POLLIN };
 		poll(&p, 1, 1000);
+		while (read(sigfds[0], buf, sizeof(buf)) > 0)
+			;
+		if (reloading && !stopping) {
+			reloading = 0;
+			reload(argc, argv);
+		}
 	}
 }
 
 static int
-serve(struct config *cfg)
+serve(struct config *cfg, int argc, char **argv)
 {
 	struct ctrl c = { .inv_mu = PTHREAD_MUTEX_INITIALIZER,
 		.unreachable_after = cfg->unreachable_after, .retention = cfg->retention };
@@ -347,15 +475,19 @@ serve(struct config *cfg)
 	pthread_t tick;
 
 	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	if ((c.inv = inv_open(cfg->db, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
-	if ((c.reg = registry_new()) == NULL || ensure_admin_token(&c, cfg->admin_token_file) == -1 ||
-	    registry_load(c.reg, c.inv) == -1)
+	if (ensure_admin_token(&c, cfg->admin_token_file) == -1)
+		fatalx("cannot start without a usable admin token");
+	if ((c.reg = registry_new()) == NULL || registry_load(c.reg, c.inv) == -1)
 		fatalx("cannot start: the inventory could not be read");
 	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
 		log_warnx("provisioning runs cut short by the last stop are marked failed");
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
+	if ((c.wmon = wmon_new(&c)) == NULL || wmon_start(c.wmon) == -1)
+		fatalx("cannot start the wiring thread");
 	struct ckpt *ckpt = ckpt_start(&c, cfg->db);
 	conf_split_hostport(cfg->listen, host, sizeof(host), &port, err, sizeof(err));
 	struct api_server *api = api_start(&c, host, port, &tls, cfg->web_root, err, sizeof(err));
@@ -363,7 +495,7 @@ serve(struct config *cfg)
 		fatalx("%s", err);
 	log_info("listening on %s:%d (%s)", host, api_port(api), cfg->tls_cert ? "https" : "http");
 	pthread_create(&tick, NULL, ticker, &c);
-	wait_for_signal();
+	wait_for_signal(argc, argv);
 	log_info("stopping");
 	/* no new connections; store and answer every queued report (this resumes
 	 * their suspended connections); only then stop the server */
@@ -373,6 +505,8 @@ serve(struct config *cfg)
 	prov_jobs_free(c.prov);
 	ingest_free(c.ingest);
 	pthread_join(tick, NULL);
+	wmon_stop(c.wmon);
+	wmon_free(c.wmon);
 	ckpt_stop(ckpt);
 	registry_free(c.reg);
 	inv_close(c.inv);
@@ -404,7 +538,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	log_init("tbcontrollerd", cfg.use_syslog, (enum log_level)cfg.log_level);
-	int rc = serve(&cfg);
+	int rc = serve(&cfg, argc, argv);
 	free_config(&cfg);
 	return rc;
 }

@@ -80,16 +80,29 @@ static const struct ctl_cmd commands[] = {
 	  "                    the Thunderbolt Bridge back on\n"
 	  "  --dry-run         print every command, change nothing\n",
 	  CTL_OPT_NETWORK | CTL_OPT_DRY_RUN, 1, 1, ctl_node_deprovision },
-	{ "token create", "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT]",
+	{ "node accept", "NODE [--reason TEXT]",
+	  "Accept a pending node, or a pending re-enrolment of a known one.\n"
+	  "A node enrolled with a bootstrap token waits as pending unless the token\n"
+	  "was made with --accept or its serial is on its cluster's allow-list.\n"
+	  "Accepted, it is ready at once if its latest report is fresh and healthy,\n"
+	  "else at its next healthy report.  Accepting a re-enrolment makes its\n"
+	  "token the node's only one (the others are revoked) and its report the\n"
+	  "node's latest.\n"
+	  "  --reason TEXT     why (optional; kept in the event log)\n",
+	  CTL_OPT_REASON, 1, 1, ctl_node_accept },
+	{ "token create", "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT] "
+	  "[--accept]",
 	  "Create a token; print it alone on stdout.\n"
 	  "This is the only time the token is shown.\n"
 	  "  --role ROLE       admin, viewer or bootstrap (default bootstrap: lets\n"
-	  "                    one agent enrol itself)\n"
+	  "                    one agent enrol itself, as pending until accepted)\n"
 	  "  --ttl DURATION    lifetime: 90 (seconds), 3600s, 30m, 1h, 7d, 2w, 1h30m;\n"
 	  "                    default 1h for bootstrap, never expires for the others\n"
 	  "  --cluster NAME    bootstrap: the cluster the enrolled node joins\n"
-	  "  --label TEXT      a note shown by token list\n",
-	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL, 0, 0,
+	  "  --label TEXT      a note shown by token list\n"
+	  "  --accept          bootstrap: pre-approved; the node it enrols (or\n"
+	  "                    re-enrols) is accepted at once, not left pending\n",
+	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL | CTL_OPT_ACCEPT, 0, 0,
 	  ctl_token_create },
 	{ "token list", "",
 	  "List the tokens (never their secrets).\n"
@@ -111,7 +124,8 @@ static const struct ctl_cmd commands[] = {
 	  CTL_OPT_NODE | CTL_OPT_SINCE | CTL_OPT_LIMIT, 0, 0, ctl_events },
 	{ "clusters", "",
 	  "List the clusters.\n"
-	  "NODES is how many nodes each has, CREATED how long ago it was created.\n",
+	  "NODES is how many nodes each has, CREATED how long ago it was created,\n"
+	  "ALLOWED the serial numbers on its allow-list.\n",
 	  0, 0, 0, ctl_clusters_list },
 	{ "cluster create", "NAME",
 	  "Create an empty cluster.\n",
@@ -119,14 +133,52 @@ static const struct ctl_cmd commands[] = {
 	{ "cluster add", "NAME NODE...",
 	  "Put nodes into a cluster.\n",
 	  0, 2, -1, ctl_cluster_add },
+	{ "cluster allow", "NAME SERIAL...",
+	  "Put serial numbers on a cluster's allow-list.\n"
+	  "A Mac whose serial is on it and that enrols with a bootstrap token for\n"
+	  "the cluster is accepted at once, without tbctl node accept.\n",
+	  0, 2, -1, ctl_cluster_allow },
+	{ "cluster disallow", "NAME SERIAL...",
+	  "Take serial numbers off a cluster's allow-list.\n"
+	  "Nodes already accepted stay as they are.\n",
+	  0, 2, -1, ctl_cluster_disallow },
+	{ "wiring check", "[CLUSTER]",
+	  "Check the Thunderbolt cabling of a cluster, or of every cluster.\n"
+	  "One line per expected link: its verdict (pass, missing, miswired,\n"
+	  "degraded, one-sided, rdma-off, port-down, no-ipv4, bridge-loop, os-skew,\n"
+	  "unknown), what was expected, what is there, the speed and the fix;\n"
+	  "then the links nobody expected, and the cluster's verdict with reasons.\n"
+	  "Exit status: 0 every link passes, 1 a link fails, 2 an error.\n",
+	  0, 0, 1, ctl_wiring_check },
+	{ "wiring plan", "CLUSTER [--topology mesh|ring] [--save]",
+	  "Propose a cabling plan, receptacle by receptacle.\n"
+	  "Made from the receptacles the nodes report: none used twice, a\n"
+	  "receptacle that does not carry RDMA avoided, cables already in place\n"
+	  "kept.  Refused with the reason when it cannot be done (a full mesh of 8\n"
+	  "needs 7 receptacles on each node).\n"
+	  "  --topology T      mesh (default) or ring (in name order)\n"
+	  "  --save            make it the cluster's expected wiring\n",
+	  CTL_OPT_TOPOLOGY | CTL_OPT_SAVE, 1, 1, ctl_wiring_plan },
+	{ "wiring import", "CLUSTER FILE",
+	  "Make a DOT file the cluster's cabling plan.\n"
+	  "Links are written \"mac1\":\"tb2\" -- \"mac2\":\"tb5\" (PTM and\n"
+	  "mlx.distributed_config --dot style); comments and attributes are\n"
+	  "ignored; a link without ports accepts any receptacle.\n",
+	  0, 2, 2, ctl_wiring_import },
+	{ "wiring export", "CLUSTER",
+	  "Print the cluster's cabling plan as DOT.\n",
+	  0, 1, 1, ctl_wiring_export },
+	{ "wiring expect", "CLUSTER mesh|ring",
+	  "Expect a full mesh or a ring on any receptacles (drops a plan).\n",
+	  0, 2, 2, ctl_wiring_expect },
 };
 
 static const char global_usage[] =
 "usage: tbctl [--url URL] [--token-file FILE] [--ca-file FILE] [--json]\n"
 "             COMMAND [ARGUMENTS]\n"
 "\n"
-"The command line of tbmesh: nodes, tokens, events and clusters, over the\n"
-"HTTP API of tbcontrollerd.\n"
+"The command line of tbmesh: nodes, tokens, events, clusters and their\n"
+"wiring, over the HTTP API of tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 

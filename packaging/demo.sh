@@ -2,8 +2,10 @@
 # make demo: tbcontrollerd with a fresh inventory, and one tbagentd per
 # simulated Mac Studio of the scenario (default: four M3 Ultras, two 512 GB
 # and two 256 GB, in a full Thunderbolt 5 mesh), each enrolled with its own
-# one-time bootstrap token.  Prints the addresses and the tbctl commands to
-# try; Ctrl-C stops everything it started.  DEMO_SECONDS=N stops by itself.
+# one-time, pre-approved bootstrap token (tbctl token create --accept), so
+# that they are ready without tbctl node accept.  Prints the addresses and
+# the tbctl commands to try; Ctrl-C stops everything it started.
+# DEMO_SECONDS=N stops by itself.
 # DEMO_PIDFILE=FILE: the pids of the daemons it starts are written there, one
 # a line, as they start.
 # Exit status: 0 after a normal stop; 1 when something did not start, or
@@ -73,7 +75,8 @@ nodes=$(jq -r '.nodes[].name' "$SCENARIO") && cluster=$(jq -r '.cluster' "$SCENA
 "$B/tbctl" cluster create "$cluster" >/dev/null || exit 1
 for n in $nodes; do
 	mkdir -p "$WORK/$n"
-	"$B/tbctl" token create --ttl 10m --cluster "$cluster" --label "demo $n" \
+	# pre-approved: the demo's own agents need no tbctl node accept
+	"$B/tbctl" token create --ttl 10m --cluster "$cluster" --label "demo $n" --accept \
 		>"$WORK/$n/bootstrap-token" || exit 1
 	"$B/tbagentd" --backend sim --scenario "$SCENARIO" --node "$n" --interval 2 \
 		--listen 127.0.0.1:0 --controller "$URL" --state-dir "$WORK/$n" \
@@ -101,7 +104,8 @@ echo "  $B/tbctl clusters"
 echo "  $B/tbctl node show mac1"
 echo "  $B/tbctl node cordon mac3 --reason 'replacing a cable'"
 echo "  $B/tbctl events"
-echo "  $B/tbctl token create --ttl 1h"
+echo "  $B/tbctl token create --ttl 1h     (an agent enrolled with it waits as"
+echo "                                  pending until: tbctl node accept NODE)"
 echo "  curl -s $URL/metrics"
 echo
 # sleep in the background, so that a signal is handled at once

@@ -16,6 +16,7 @@
  *   POST   /v1/nodes/{name}/cordon         admin   {"reason":"..."} -> api_node
  *   POST   /v1/nodes/{name}/uncordon       admin   {} -> api_node
  *   POST   /v1/nodes/{name}/down           admin   {"reason":"..."} -> api_node
+ *   POST   /v1/nodes/{name}/accept         admin   {"reason":"..."} (optional) -> api_node
  *   POST   /v1/tokens                      admin   api_token_request -> 201 api_token (+ "token")
  *   GET    /v1/tokens                      admin   {"tokens":[api_token...]} (never secrets)
  *   DELETE /v1/tokens/{id}                 admin   204
@@ -23,6 +24,14 @@
  *   GET    /v1/clusters                    viewer  {"clusters":[api_cluster...]}
  *   POST   /v1/clusters                    admin   {"name":"..."} -> 201 api_cluster
  *   POST   /v1/clusters/{name}/nodes       admin   {"nodes":["mac1",...]} -> api_cluster
+ *   POST   /v1/clusters/{name}/allow       admin   {"serials":["H9X..",...]} -> api_cluster
+ *   POST   /v1/clusters/{name}/disallow    admin   {"serials":["H9X..",...]} -> api_cluster
+ *
+ * Enrolment: a bootstrap token's enrolment leaves the node pending (a new
+ * node, or a pending re-enrolment of a known one, whose node token reports
+ * only into the request until an admin accepts it) unless the token was
+ * made with "accept": true or the node's serial is on its cluster's
+ * allow-list.
  *
  * Authentication: "Authorization: Bearer <token>".  Roles, from most to
  * least: admin > viewer; node and bootstrap tokens only reach the two agent
@@ -101,6 +110,8 @@ struct api_token {
 	double expires_at;             /* NAN: never */
 	double used_at;                /* bootstrap: when it was used; NAN: not yet */
 	int revoked;
+	int accept;                    /* bootstrap: its nodes are accepted at enrolment */
+	int pending;                   /* node: a re-enrolment awaiting acceptance */
 };
 
 struct api_token_request {
@@ -108,17 +119,28 @@ struct api_token_request {
 	double ttl_seconds;            /* NAN: never expires (not for bootstrap) */
 	api_name cluster;
 	char label[API_REASON_MAX + 1];
+	int accept;                    /* bootstrap: pre-approved (nodes enrol ready) */
+};
+
+#define API_ALLOW_MAX 64         /* serials on one cluster's allow-list */
+
+/* A list of names or serial numbers (each valid as api_name_valid says). */
+struct api_names {
+	int n;
+	api_name v[API_ALLOW_MAX];
 };
 
 struct api_cluster {
 	api_name name;
 	int n_nodes;
 	double created_at;
+	struct api_names allow;        /* serials accepted at enrolment */
 };
 
 struct api_enrolled {
 	api_name node;
 	char token[API_TOKEN_MAX + 1];
+	enum node_state state;         /* pending until accepted (or accepted at once) */
 };
 
 const char *api_node_state_str(enum node_state s);

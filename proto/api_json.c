@@ -72,6 +72,7 @@ static const struct api_enum rdma_enum = { "an RDMA state",
 #define F_BOOL(t, m) { #m, AK_BOOL, offsetof(t, m), 0, 0, 0, NULL, OPT }
 #define F_ENUM(t, m, en, req) \
 	{ #m, AK_ENUM, offsetof(t, m), 0, 0, 0, &(en), (req) }
+#define F_NAMES(t, m) { #m, AK_NAMES, offsetof(t, m), 0, 0, 0, NULL, OPT }
 #define F_END { NULL, AK_STR, 0, 0, 0, 0, NULL, OPT }
 
 const struct api_field api_node_fields[] = {
@@ -115,6 +116,8 @@ const struct api_field api_token_fields[] = {
 	F_TIME(struct api_token, expires_at),
 	F_TIME(struct api_token, used_at),
 	F_BOOL(struct api_token, revoked),
+	F_BOOL(struct api_token, accept),
+	F_BOOL(struct api_token, pending),
 	F_END,
 };
 
@@ -122,12 +125,14 @@ const struct api_field api_cluster_fields[] = {
 	F_STR(struct api_cluster, name, REQ),
 	F_INT("nodes", struct api_cluster, n_nodes, API_COUNT_MAX),
 	F_TIME(struct api_cluster, created_at),
+	F_NAMES(struct api_cluster, allow),
 	F_END,
 };
 
 const struct api_field api_enrolled_fields[] = {
 	F_STR(struct api_enrolled, node, REQ),
 	F_STR(struct api_enrolled, token, REQ),
+	F_ENUM(struct api_enrolled, state, node_state_enum, OPT),
 	F_END,
 };
 
@@ -227,6 +232,19 @@ make_enum(const struct api_enum *en, int v)
 }
 
 static cJSON *
+make_names(const struct api_names *l)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; a != NULL && i < l->n && i < API_ALLOW_MAX; i++)
+		if (attach(a, NULL, make_str(l->v[i], sizeof(l->v[i]))) != 0) {
+			cJSON_Delete(a);
+			return NULL;
+		}
+	return a;
+}
+
+static cJSON *
 make_field(const char *base, const struct api_field *f)
 {
 	const char *p = base + f->off;
@@ -246,6 +264,8 @@ make_field(const char *base, const struct api_field *f)
 	case AK_ENUM:
 		memcpy(&v, p, sizeof(v));
 		return make_enum(f->en, v);
+	case AK_NAMES:
+		return make_names((const struct api_names *)(const void *)p);
 	}
 	return NULL;
 }
@@ -382,6 +402,8 @@ api_json_token_request(const struct api_token_request *req)
 	rc |= attach(root, "cluster", make_str(req->cluster,
 	    sizeof(req->cluster)));
 	rc |= attach(root, "label", make_str(req->label, sizeof(req->label)));
+	if (req->accept)
+		rc |= attach(root, "accept", cJSON_CreateBool(1));
 	return print(root, rc == 0);
 }
 
@@ -429,6 +451,22 @@ api_json_names(const char *const *names, int n)
 	rc = attach(root, "nodes", a);
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = attach(a, NULL, make_cstr(names[i]));
+	return print(root, rc == 0);
+}
+
+char *
+api_json_serials(const char *const *serials, int n)
+{
+	cJSON *root = cJSON_CreateObject(), *a = cJSON_CreateArray();
+	int i, rc;
+
+	if (root == NULL) {
+		cJSON_Delete(a);
+		return NULL;
+	}
+	rc = attach(root, "serials", a);
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = attach(a, NULL, make_cstr(serials[i]));
 	return print(root, rc == 0);
 }
 

@@ -59,7 +59,7 @@ int api_json_decode_token(const char *json, size_t len, struct api_token *out, c
     size_t secretlen, char *err, size_t errlen);
 int api_json_decode_tokens(const char *json, size_t len, struct api_token **out, int *n,
     char *err, size_t errlen);
-/* {"role","ttl_seconds","cluster","label"}: encode for tbctl, decode for the controller. */
+/* {"role","ttl_seconds","cluster","label","accept"}: encode for tbctl, decode for the controller. */
 char *api_json_token_request(const struct api_token_request *req);
 int api_json_decode_token_request(const char *json, size_t len, struct api_token_request *out,
     char *err, size_t errlen);
@@ -88,6 +88,10 @@ char *api_json_name(const char *name);
 int api_json_decode_name(const char *json, size_t len, api_name name, char *err, size_t errlen);
 char *api_json_names(const char *const *names, int n);
 int api_json_decode_names(const char *json, size_t len, api_name *names, int max, int *n,
+    char *err, size_t errlen);
+/* {"serials": ["H9XK2J4F7Q", ...]}: serial numbers, each valid as a name. */
+char *api_json_serials(const char *const *serials, int n);
+int api_json_decode_serials(const char *json, size_t len, api_name *serials, int max, int *n,
     char *err, size_t errlen);
 
 /* The "error" of an error body, into msg; -1 when the body is not one. */

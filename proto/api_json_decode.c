@@ -217,6 +217,17 @@ dec_enum(struct dec *d, const cJSON *it, const struct path *p,
 	return fail(d, p, "\"%.64s\" is not %s", it->valuestring, en->what);
 }
 
+static int dec_name_elems(struct dec *d, const cJSON *a, const struct path *p,
+    api_name *names, int max, int *n);
+
+static int
+dec_names_field(struct dec *d, const cJSON *it, const struct path *p, struct api_names *l)
+{
+	if (!cJSON_IsArray(it))
+		return fail(d, p, "must be an array of names");
+	return dec_name_elems(d, it, p, l->v, API_ALLOW_MAX, &l->n);
+}
+
 /* Decodes a present, non-null value of field f into base. */
 static int
 dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
@@ -249,6 +260,8 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
 		return 0;
 	case AK_ENUM:
 		return dec_enum(d, it, p, f, dst);
+	case AK_NAMES:
+		return dec_names_field(d, it, p, (struct api_names *)(void *)dst);
 	}
 	return fail(d, p, "internal error: unknown field kind");
 }
@@ -604,6 +617,24 @@ dec_ttl(struct dec *d, const cJSON *root, enum token_role role, double *ttl)
 	return 0;
 }
 
+/* "accept": an optional boolean, for bootstrap tokens only. */
+static int
+dec_accept(struct dec *d, const cJSON *root, enum token_role role, int *accept)
+{
+	static const struct path p = { NULL, "accept", 0 };
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, p.key);
+
+	*accept = 0;
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsBool(it))
+		return fail(d, &p, "must be true, false or null");
+	*accept = cJSON_IsTrue(it) ? 1 : 0;
+	if (*accept && role != ROLE_BOOTSTRAP)
+		return fail(d, &p, "only a bootstrap token can be pre-approved");
+	return 0;
+}
+
 int
 api_json_decode_token_request(const char *json, size_t len,
     struct api_token_request *out, char *err, size_t errlen)
@@ -619,7 +650,8 @@ api_json_decode_token_request(const char *json, size_t len,
 	    dec_role(&d, root, &out->role) == 0 &&
 	    dec_ttl(&d, root, out->role, &out->ttl_seconds) == 0 &&
 	    dec_opt_str(&d, root, "cluster", out->cluster,
-	    sizeof(out->cluster), 1) == 0)
+	    sizeof(out->cluster), 1) == 0 &&
+	    dec_accept(&d, root, out->role, &out->accept) == 0)
 		rc = dec_opt_str(&d, root, "label", out->label,
 		    sizeof(out->label), 0);
 	cJSON_Delete(root);
@@ -696,6 +728,27 @@ dec_name_elems(struct dec *d, const cJSON *a, const struct path *p,
 	}
 	*n = ep.idx;
 	return 0;
+}
+
+int
+api_json_decode_serials(const char *json, size_t len, api_name *serials, int max,
+    int *n, char *err, size_t errlen)
+{
+	struct path p = { NULL, "serials", 0 };
+	struct dec d;
+	const cJSON *a;
+	cJSON *root;
+	int rc = -1;
+
+	dec_init(&d, err, errlen);
+	*n = 0;
+	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    dec_array(&d, root, &p, "serial numbers", &a) == 0)
+		rc = dec_name_elems(&d, a, &p, serials, max < 0 ? 0 : max, n);
+	if (rc == 0 && *n == 0)
+		rc = fail(&d, &p, "must list at least one serial number");
+	cJSON_Delete(root);
+	return rc;
 }
 
 int

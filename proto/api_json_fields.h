@@ -18,7 +18,8 @@ enum api_kind {
 	AK_DBL,		/* double, NAN is null; lo..hi */
 	AK_INT,		/* int, never null; an integer lo..hi */
 	AK_BOOL,	/* int 0/1 as false/true; null reads as false */
-	AK_ENUM		/* an int-sized enum, as a string */
+	AK_ENUM,	/* an int-sized enum, as a string */
+	AK_NAMES	/* struct api_names, as an array of strings */
 };
 
 /* An enum's values 0..count-1 and their names. */

@@ -4,6 +4,7 @@
  */
 #include "log.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,15 @@
 
 static const char *log_ident = "tbmesh";
 static int log_syslog;
-static enum log_level log_level = LOG_LVL_INFO;
+/* read by every thread, set by the one handling SIGHUP */
+static atomic_int log_level = LOG_LVL_INFO;
 
 void
 log_init(const char *ident, int use_syslog, enum log_level level)
 {
 	log_ident = ident;
 	log_syslog = use_syslog;
-	log_level = level;
+	atomic_store(&log_level, (int)level);
 	if (use_syslog)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
@@ -28,13 +30,13 @@ log_init(const char *ident, int use_syslog, enum log_level level)
 void
 log_setlevel(enum log_level level)
 {
-	log_level = level;
+	atomic_store(&log_level, (int)level);
 }
 
 enum log_level
 log_getlevel(void)
 {
-	return log_level;
+	return (enum log_level)atomic_load(&log_level);
 }
 
 static void
@@ -66,7 +68,7 @@ log_msg(enum log_level lvl, const char *func, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (lvl > log_level)
+	if ((int)lvl > atomic_load_explicit(&log_level, memory_order_relaxed))
 		return;
 	va_start(ap, fmt);
 	log_vmsg(lvl, func, fmt, ap);

@@ -670,7 +670,8 @@ setup_start(struct lg *g, struct conn *c)
 	free(c->req);
 	c->req = NULL;
 	if (s->step == 0) {
-		struct api_token_request tr = { .role = ROLE_BOOTSTRAP, .ttl_seconds = 3600 };
+		struct api_token_request tr = { .role = ROLE_BOOTSTRAP, .ttl_seconds = 3600,
+		    .accept = 1 };
 		snprintf(tr.label, sizeof(tr.label), "loadgen %s", s->name);
 		if ((c->req = api_json_token_request(&tr)) == NULL)
 			return 1;

@@ -30,7 +30,7 @@ check_eq "tbctl with another CA fails" 1 $rc
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${U##*:}/healthz")
 check "plain HTTP is not served on the TLS port" test "$code" != 200
 
-"$BIN/tbctl" --ca-file "$TMP/ca.pem" token create --ttl 10m >"$TMP/boot"
+"$BIN/tbctl" --ca-file "$TMP/ca.pem" token create --ttl 10m --accept >"$TMP/boot"
 CTRL_URL=$U
 mkdir -p "$TMP/state"
 start_agent tlsagent --backend sim --scenario "$SC" --node mac1 --interval 0.3 \

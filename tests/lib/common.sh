@@ -263,11 +263,22 @@ api() {
 }
 
 # start_sim_agent NODE SCENARIO [ARGS...]: a sim agent of NODE that enrols with a
-# new bootstrap token; sets AGENT_PID, which sim_agent_pid NODE gives later.
+# new pre-approved bootstrap token (tbctl token create --accept), so that it
+# becomes ready without tbctl node accept; sets AGENT_PID, which
+# sim_agent_pid NODE gives later.  start_pending_sim_agent does the same with
+# a plain bootstrap token: the node waits as pending until accepted.
 start_sim_agent() {
-	local node=$1 scen=$2; shift 2
+	_start_sim_agent --accept "$@"
+}
+
+start_pending_sim_agent() {
+	_start_sim_agent "" "$@"
+}
+
+_start_sim_agent() {
+	local accept=$1 node=$2 scen=$3; shift 3
 	mkdir -p "$TMP/state-$node"
-	"$BIN/tbctl" token create --ttl 10m >"$TMP/boot-$node" || return 1
+	"$BIN/tbctl" token create --ttl 10m $accept >"$TMP/boot-$node" || return 1
 	start_agent "agent-$node" --backend sim --scenario "$scen" --node "$node" \
 		--controller "$CTRL_URL" --bootstrap-token-file "$TMP/boot-$node" \
 		--state-dir "$TMP/state-$node" "$@"

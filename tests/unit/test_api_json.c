@@ -338,8 +338,8 @@ test_tokens(void **state)
 	strcpy(t[1].node, "mac1");
 	t[1].revoked = 1;
 	s = api_json_token(&t[0], "tbm_0123456789ab_secret");
-	assert_non_null(strstr(s, ",\"revoked\":false,\"token\":"
-	    "\"tbm_0123456789ab_secret\"}"));
+	assert_non_null(strstr(s, ",\"revoked\":false,\"accept\":false,"
+	    "\"pending\":false,\"token\":\"tbm_0123456789ab_secret\"}"));
 	assert_int_equal(api_json_decode_token(LEN(s), &one, secret,
 	    sizeof(secret), err, sizeof(err)), 0);
 	assert_memory_equal(&one, &t[0], sizeof(one));
@@ -477,11 +477,14 @@ test_clusters(void **state)
 	strcpy(c[0].name, "studio");
 	c[0].n_nodes = 4;
 	c[0].created_at = 1767225600;
+	c[0].allow.n = 2;
+	strcpy(c[0].allow.v[0], "C02XK0ABCDEF");
+	strcpy(c[0].allow.v[1], "H9XK2J4F7Q");
 	strcpy(c[1].name, "empty");
 	c[1].created_at = NAN;
 	s = api_json_cluster(&c[0]);
 	assert_string_equal(s, "{\"name\":\"studio\",\"nodes\":4,"
-	    "\"created_at\":1767225600}");
+	    "\"created_at\":1767225600,\"allow\":[\"C02XK0ABCDEF\",\"H9XK2J4F7Q\"]}");
 	assert_int_equal(api_json_decode_cluster(LEN(s), &one, err,
 	    sizeof(err)), 0);
 	assert_memory_equal(&one, &c[0], sizeof(one));
@@ -498,6 +501,10 @@ test_clusters(void **state)
 	assert_string_equal(err, "clusters[0].nodes: -1 is out of range "
 	    "0..1000000000");
 	assert_null(got);
+	assert_int_equal(api_json_decode_cluster(LEN("{\"name\":\"a\","
+	    "\"allow\":[\"ok\",\"bad serial\"]}"), &one, err, sizeof(err)), -1);
+	assert_string_equal(err, "allow[1]: \"bad serial\" is not a valid name "
+	    "(1 to 63 letters, digits, '.', '_' or '-', not starting with '.' or '-')");
 	assert_int_equal(count, 0);
 	assert_int_equal(api_json_decode_clusters(LEN("{\"clusters\":[{\"name\":"
 	    "\"a\",\"nodes\":1.5}]}"), &got, &count, err, sizeof(err)), -1);

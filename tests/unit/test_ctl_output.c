@@ -369,7 +369,7 @@ test_events_and_clusters_print(void **state)
 {
 	(void)state;
 	struct api_event ev[2];
-	struct api_cluster cl[1];
+	struct api_cluster cl[2];
 	struct capture c;
 
 	memset(ev, 0, sizeof(ev));
@@ -394,10 +394,17 @@ test_events_and_clusters_print(void **state)
 	REPORT_SET(cl[0].name, "lab");
 	cl[0].n_nodes = 4;
 	cl[0].created_at = NOW - 3 * 86400;
+	REPORT_SET(cl[1].name, "rack2");
+	cl[1].created_at = NOW - 3 * 86400;
+	cl[1].allow.n = 2;
+	REPORT_SET(cl[1].allow.v[0], "C02XK0ABCDEF");
+	REPORT_SET(cl[1].allow.v[1], "H9XK2J4F7Q");
 	cap_open(&c);
-	assert_int_equal(ctl_clusters_print(c.f, cl, 1, NOW), 0);
+	assert_int_equal(ctl_clusters_print(c.f, cl, 2, NOW), 0);
 	out = cap_close(&c);
-	assert_string_equal(out, "NAME  NODES  CREATED\nlab   4      3d\n");
+	assert_string_equal(out, "NAME   NODES  CREATED  ALLOWED\n"
+	    "lab    4      3d       -\n"
+	    "rack2  0      3d       C02XK0ABCDEF H9XK2J4F7Q\n");
 	free(out);
 }
 

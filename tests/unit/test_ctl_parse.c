@@ -35,7 +35,8 @@ static const struct ctl_cmd table[] = {
 	{ "node show", "NODE", "Show.\n", 0, 1, 1, stub },
 	{ "node cordon", "NODE --reason TEXT", "Cordon.\n", CTL_OPT_REASON, 1, 1, stub },
 	{ "token create", "[--role ROLE] [--ttl DURATION]", "Create.\n",
-	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL, 0, 0, stub },
+	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL | CTL_OPT_ACCEPT, 0, 0,
+	  stub },
 	{ "cluster add", "NAME NODE...", "Add.\n", 0, 2, -1, stub },
 	{ "events", "", "Events.\n", CTL_OPT_NODE | CTL_OPT_SINCE | CTL_OPT_LIMIT, 0, 0, stub },
 };
@@ -176,6 +177,14 @@ test_args_options(void **state)
 	assert_string_equal(a.cluster, "lab");
 	assert_string_equal(a.label, "ci");
 	assert_null(a.reason);
+	assert_int_equal(a.accept, 0);
+	/* --accept is a flag, for the commands that take it */
+	char *a6[] = { "--accept", "--ttl", "1h" };
+	assert_int_equal(ctl_parse_args(&table[3], 3, a6, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.accept, 1);
+	assert_string_equal(a.ttl, "1h");
+	char *a7[] = { "mac3", "--accept" };
+	assert_int_equal(ctl_parse_args(&table[2], 2, a7, &a, err, sizeof(err)), -1);
 	/* After "--" everything is positional. */
 	char *a4[] = { "lab", "--", "-odd", "--json" };
 	assert_int_equal(ctl_parse_args(&table[4], 4, a4, &a, err, sizeof(err)), 0);
@@ -436,6 +445,12 @@ test_token_request(void **state)
 	assert_true(req.ttl_seconds == 7 * 86400);
 	assert_string_equal(req.cluster, "lab");
 	assert_string_equal(req.label, "grafana");
+	assert_int_equal(req.accept, 0);
+	memset(&a, 0, sizeof(a));
+	a.accept = 1;
+	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), 0);
+	assert_int_equal(req.role, ROLE_BOOTSTRAP);
+	assert_int_equal(req.accept, 1);
 }
 
 static void
@@ -462,6 +477,11 @@ test_token_request_errors(void **state)
 	a.cluster = NULL;
 	a.label = "two\nlines";
 	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), -1);
+	a.label = NULL;
+	a.role = "admin";
+	a.accept = 1;
+	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), -1);
+	assert_string_equal(err, "token create: --accept is for bootstrap tokens only");
 }
 
 static void

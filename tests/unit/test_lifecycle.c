@@ -183,6 +183,60 @@ test_reboot_and_return_are_two_events(void **state)
 	assert_string_equal(res.what2, "");
 }
 
+/* A pending node is never made ready by its reports until accepted. */
+static void
+test_pending_stays_pending(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_PENDING, 100);
+	struct lc_result res;
+
+	lc_on_report(&n, healthy_report(1000), 110, &res);
+	assert_false(res.changed);
+	assert_int_equal(res.state, NODE_PENDING);
+	lc_on_tick(&n, 1e6, 30, &res);
+	assert_int_equal(res.state, NODE_PENDING);
+}
+
+static void
+test_accept(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_PENDING, 100);
+	struct lc_result res;
+	char err[160];
+
+	/* with a fresh healthy report: ready at once, with the reason given */
+	assert_int_equal(lc_on_command(&n, LC_ACCEPT, "racked", 110, 30, &res, err,
+	    sizeof(err)), 0);
+	assert_int_equal(res.state, NODE_READY);
+	assert_false(res.accepted);
+	assert_string_equal(res.what, "state pending -> ready");
+	assert_string_equal(res.event_reason, "racked");
+
+	/* no fresh report: stays pending, accepted, ready at its next healthy one */
+	assert_int_equal(lc_on_command(&n, LC_ACCEPT, "", 200, 30, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.state, NODE_PENDING);
+	assert_true(res.accepted);
+	assert_true(res.changed);
+	assert_string_equal(res.what, "accepted");
+	assert_non_null(strstr(res.event_reason, "next healthy report"));
+	n.accepted = 1;
+	struct report *bad = healthy_report(1000);
+	bad->rdma.state = RDMA_STATE_UNKNOWN;
+	lc_on_report(&n, bad, 210, &res);
+	assert_int_equal(res.state, NODE_PENDING);
+	lc_on_report(&n, healthy_report(1000), 211, &res);
+	assert_int_equal(res.state, NODE_READY);
+	assert_false(res.accepted);
+	assert_string_equal(res.what, "state pending -> ready");
+
+	/* only a pending node */
+	n = node(NODE_READY, 100);
+	assert_int_equal(lc_on_command(&n, LC_ACCEPT, "", 110, 30, &res, err, sizeof(err)), -1);
+	assert_string_equal(err, "the node is ready, not pending");
+}
+
 int
 main(void)
 {
@@ -194,6 +248,8 @@ main(void)
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_reboot_keeps_reason),
 		cmocka_unit_test(test_reboot_and_return_are_two_events),
+		cmocka_unit_test(test_pending_stays_pending),
+		cmocka_unit_test(test_accept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

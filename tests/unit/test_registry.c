@@ -122,6 +122,50 @@ test_nodes(void **state)
 	registry_free(reg);
 }
 
+/* node_token: a node token of node mac1 (pending or not) into tok; its id into id. */
+static void
+node_token(struct registry *reg, int pending, char *tok, char *id)
+{
+	struct api_token t = { .role = ROLE_NODE, .node = "mac1", .expires_at = NAN,
+		.used_at = NAN, .pending = pending };
+	uint8_t h[AUTH_HASH_LEN];
+
+	assert_int_equal(auth_token_new(t.id, tok, h), 0);
+	strcpy(id, t.id);
+	registry_put_token(reg, &t, h);
+}
+
+/*
+ * A pending re-enrolment's token survives the revocation of the node's
+ * tokens; accepting it (supersede) revokes the others and clears pending.
+ */
+static void
+test_supersede(void **state)
+{
+	(void)state;
+	struct registry *reg = registry_new();
+	char old[API_TOKEN_MAX + 1], req[API_TOKEN_MAX + 1], other[API_TOKEN_MAX + 1];
+	char old_id[API_TOKEN_ID_LEN + 1], req_id[API_TOKEN_ID_LEN + 1];
+	char other_id[API_TOKEN_ID_LEN + 1];
+	struct api_token t;
+
+	node_token(reg, 0, old, old_id);
+	node_token(reg, 1, req, req_id);
+	node_token(reg, 1, other, other_id);
+	assert_int_equal(registry_check_token(reg, req, 10, &t), 0);
+	assert_true(t.pending);
+	registry_revoke_node_tokens(reg, "mac1");
+	assert_int_equal(registry_check_token(reg, old, 10, &t), -1);
+	assert_int_equal(registry_check_token(reg, req, 10, &t), 0);
+	registry_supersede_node_tokens(reg, "mac1", req_id);
+	assert_int_equal(registry_check_token(reg, req, 10, &t), 0);
+	assert_false(t.pending);
+	assert_int_equal(registry_check_token(reg, other, 10, &t), -1);
+	registry_supersede_node_tokens(reg, "mac1", "");
+	assert_int_equal(registry_check_token(reg, req, 10, &t), -1);
+	registry_free(reg);
+}
+
 int
 main(void)
 {
@@ -129,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_supersede),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,243 @@
+/*
+ * A cluster's wiring: GET /v1/clusters/{name}/wiring (the check), and its
+ * expected topology, GET and PUT /v1/clusters/{name}/wiring/plan, and
+ * POST /v1/clusters/{name}/wiring/plan?topology=mesh|ring[&save=1] (a
+ * cabling plan proposed from the nodes' reported receptacles; stored when
+ * save=1).  A stored plan is DOT text in the inventory.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_server.h"
+#include "ctrl.h"
+#include "wiring.h"
+#include "wiring_json.h"
+#include "wmon.h"
+
+void
+api_wiring_get(struct api_req *rq, struct api_resp *rs)
+{
+	struct wiring_result *r;
+	char err[300];
+	int rc = wmon_check(rq->c->wmon, rq->param, rq->now, &r, err, sizeof(err));
+
+	if (rc == INV_NOTFOUND)
+		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc != 0)
+		api_error(rs, 503, "%s", err);
+	else
+		api_body(rs, 200, wiring_json_result(r));
+	wiring_result_free(r);
+}
+
+/* The stored expectation as a plan document; 0, INV_NOTFOUND or -1. */
+static int
+stored_plan(struct ctrl *c, const char *cluster, struct wiring_plan_doc *doc, char *err,
+    size_t errlen)
+{
+	char topo[16];
+	double at;
+	int rc;
+
+	memset(doc, 0, sizeof(*doc));
+	snprintf(doc->cluster, sizeof(doc->cluster), "%s", cluster);
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_wiring_get(c->inv, cluster, topo, sizeof(topo), &doc->dot, &at);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0)
+		return rc;
+	if (wiring_topology_parse(topo, &doc->topology) == -1) {
+		snprintf(err, errlen, "stored topology \"%s\" is unknown", topo);
+		return -1;
+	}
+	if (doc->dot != NULL && wiring_dot_parse(doc->dot, strlen(doc->dot), &doc->links,
+	    &doc->n_links, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+void
+api_wiring_plan_get(struct api_req *rq, struct api_resp *rs)
+{
+	struct wiring_plan_doc doc;
+	char err[300];
+	int rc = stored_plan(rq->c, rq->param, &doc, err, sizeof(err));
+
+	if (rc == INV_NOTFOUND)
+		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc != 0)
+		api_error(rs, 503, "cluster %s: %s", rq->param, err);
+	else
+		api_body(rs, 200, wiring_json_plan(&doc));
+	wiring_plan_doc_free(&doc);
+}
+
+/* Links that name the same node twice or a (node, receptacle) twice: err. */
+static int
+plan_check(const struct wiring_plan_link *v, int n, char *err, size_t errlen)
+{
+	for (int k = 0; k < n; k++) {
+		const struct wiring_end *e[2] = {&v[k].a, &v[k].b};
+
+		if (strcmp(v[k].a.node, v[k].b.node) == 0) {
+			snprintf(err, errlen, "links[%d]: a link from %s to itself", k, v[k].a.node);
+			return -1;
+		}
+		for (int m = 0; m < k; m++)
+			for (int s = 0; s < 2; s++)
+				if (e[s]->receptacle[0] &&
+				    ((strcmp(e[s]->node, v[m].a.node) == 0 &&
+				    strcmp(e[s]->receptacle, v[m].a.receptacle) == 0) ||
+				    (strcmp(e[s]->node, v[m].b.node) == 0 &&
+				    strcmp(e[s]->receptacle, v[m].b.receptacle) == 0))) {
+					snprintf(err, errlen, "links[%d]: %s tb%s is used twice", k,
+					    e[s]->node, e[s]->receptacle);
+					return -1;
+				}
+	}
+	return 0;
+}
+
+/* Store doc (its links as DOT for a plan); answer with what is stored. */
+static void
+store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc, int status)
+{
+	char what[64];
+	int rc;
+
+	free(doc->dot);
+	doc->dot = NULL;
+	if (doc->topology == WIRING_TOPO_PLAN &&
+	    (doc->dot = wiring_dot_write(rq->param, doc->links, doc->n_links)) == NULL) {
+		api_error(rs, 500, "out of memory");
+		return;
+	}
+	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);
+	snprintf(what, sizeof(what), "wiring expected: %s", wiring_topology_str(doc->topology));
+	pthread_mutex_lock(&rq->c->inv_mu);
+	rc = inv_wiring_set(rq->c->inv, rq->param, wiring_topology_str(doc->topology), doc->dot,
+	    rq->now);
+	if (rc == 0)
+		ctrl_event(rq->c, rq->now, rq->actor, "", what, rq->param);
+	pthread_mutex_unlock(&rq->c->inv_mu);
+	if (rc == INV_NOTFOUND) {
+		api_error(rs, 404, "cluster %s does not exist", rq->param);
+		return;
+	}
+	if (rc != 0) {
+		api_error(rs, 503, "the inventory could not store it");
+		return;
+	}
+	wmon_touch(rq->c->wmon);
+	api_body(rs, status, wiring_json_plan(doc));
+}
+
+/*
+ * PUT {"topology": "mesh"|"ring"} or {"topology": "plan", "dot": "graph {...}"}
+ * or {"topology": "plan", "links": [...]}.
+ */
+void
+api_wiring_plan_put(struct api_req *rq, struct api_resp *rs)
+{
+	struct wiring_plan_doc doc;
+	char err[300];
+
+	if (wiring_json_decode_plan(rq->body, rq->body_len, &doc, err, sizeof(err)) == -1) {
+		api_error(rs, 400, "%s", err);
+		return;
+	}
+	if (doc.topology != WIRING_TOPO_PLAN && (doc.n_links > 0 || doc.dot != NULL)) {
+		api_error(rs, 400, "a %s takes no links or dot (use topology \"plan\")",
+		    wiring_topology_str(doc.topology));
+		goto out;
+	}
+	if (doc.topology == WIRING_TOPO_PLAN && doc.dot != NULL) {
+		if (doc.n_links > 0) {
+			api_error(rs, 400, "give the plan as links or as dot, not both");
+			goto out;
+		}
+		if (wiring_dot_parse(doc.dot, strlen(doc.dot), &doc.links, &doc.n_links, err,
+		    sizeof(err)) == -1) {
+			api_error(rs, 400, "dot: %s", err);
+			goto out;
+		}
+	}
+	if (doc.topology == WIRING_TOPO_PLAN && doc.n_links == 0) {
+		api_error(rs, 400, "a plan needs at least one link");
+		goto out;
+	}
+	if (plan_check(doc.links, doc.n_links, err, sizeof(err)) == -1) {
+		api_error(rs, 400, "%s", err);
+		goto out;
+	}
+	store_plan(rq, rs, &doc, 200);
+out:
+	wiring_plan_doc_free(&doc);
+}
+
+/* A plan for the cluster's nodes as their reports describe them. */
+static int
+plan_from_check(struct api_req *rq, enum wiring_topology topo, struct wiring_plan_doc *doc,
+    int *status, char *err, size_t errlen)
+{
+	struct wiring_node *nodes = NULL;
+	int n = 0, rc;
+
+	rc = wmon_nodes(rq->c->wmon, rq->param, rq->now, &nodes, &n, err, errlen);
+	if (rc == INV_NOTFOUND) {
+		*status = 404;
+		snprintf(err, errlen, "cluster %s does not exist", rq->param);
+		return -1;
+	}
+	if (rc != 0) {
+		*status = 503;
+		return -1;
+	}
+	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);
+	doc->topology = WIRING_TOPO_PLAN;
+	rc = wiring_plan_make(nodes, n, topo, &doc->links, &doc->n_links, err, errlen);
+	free(nodes);
+	if (rc == -1) {
+		*status = 409;
+		return -1;
+	}
+	if ((doc->dot = wiring_dot_write(rq->param, doc->links, doc->n_links)) == NULL) {
+		*status = 500;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void
+api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs)
+{
+	const char *t = rq->query(rq->qctx, "topology"), *save = rq->query(rq->qctx, "save");
+	struct wiring_plan_doc doc;
+	enum wiring_topology topo = WIRING_TOPO_MESH;
+	char err[300];
+	int status = 200;
+
+	memset(&doc, 0, sizeof(doc));
+	if (t != NULL && (wiring_topology_parse(t, &topo) == -1 || topo == WIRING_TOPO_PLAN)) {
+		api_error(rs, 400, "topology: \"%s\" is not mesh or ring", t);
+		return;
+	}
+	if (save != NULL && strcmp(save, "1") != 0 && strcmp(save, "0") != 0 &&
+	    strcmp(save, "true") != 0 && strcmp(save, "false") != 0) {
+		api_error(rs, 400, "save: \"%s\" is not 1 or 0", save);
+		return;
+	}
+	if (plan_from_check(rq, topo, &doc, &status, err, sizeof(err)) == -1) {
+		api_error(rs, status, "%s", err);
+		wiring_plan_doc_free(&doc);
+		return;
+	}
+	if (save != NULL && (strcmp(save, "1") == 0 || strcmp(save, "true") == 0))
+		store_plan(rq, rs, &doc, 200);
+	else
+		api_body(rs, 200, wiring_json_plan(&doc));
+	wiring_plan_doc_free(&doc);
+}

@@ -1,0 +1,241 @@
+/*
+ * One link's verdict: which of DESIGN.md's problems an observed cable has
+ * (unknown, one-sided, bridge-loop, rdma-off, port-down, no-ipv4, degraded,
+ * os-skew), and, against what was expected, whether it is missing or
+ * miswired.  The verdict is the first problem in enum order.
+ */
+#include "wiring_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BIT(v) (1u << (v))
+
+enum wiring_verdict
+wiring_first_problem(unsigned problems)
+{
+	for (int v = 1; v < WIRING_VERDICT_COUNT; v++)
+		if (problems & BIT(v))
+			return (enum wiring_verdict)v;
+	return WIRING_PASS;
+}
+
+static const struct wiring_rdma_device *
+device_for(const struct wiring_node *n, const char *ifname)
+{
+	if (ifname[0] == '\0')
+		return NULL;
+	for (int d = 0; d < n->n_devices && d < WIRING_DEVICES_MAX; d++)
+		if (strcmp(n->devices[d].interface, ifname) == 0)
+			return &n->devices[d];
+	return NULL;
+}
+
+void
+wiring_side_fill(const struct wiring_graph *g, int i, int p, const char *name,
+    struct wiring_side *s)
+{
+	const struct wiring_port *wp;
+	const struct wiring_rdma_device *d;
+
+	memset(s, 0, sizeof(*s));
+	wiring_scopy(s->node, sizeof(s->node), i >= 0 ? g->nodes[i].name : name);
+	if (i < 0 || p < 0)
+		return;
+	wp = &g->nodes[i].ports[p];
+	wiring_scopy(s->receptacle, sizeof(s->receptacle), wp->receptacle);
+	wiring_scopy(s->interface, sizeof(s->interface), wp->interface);
+	wiring_scopy(s->ipv4, sizeof(s->ipv4), wp->ipv4);
+	if ((d = device_for(&g->nodes[i], wp->interface)) != NULL)
+		wiring_scopy(s->rdma_device, sizeof(s->rdma_device), d->name);
+}
+
+/* Node-level problems: no fresh report, bridge loop, RDMA off or unknown. */
+static unsigned
+node_problems(const struct wiring_node *n)
+{
+	unsigned bits = 0;
+
+	if (n->freshness != WIRING_REPORT_FRESH)
+		return BIT(WIRING_UNKNOWN);
+	if (n->bridge_active == TRI_TRUE && n->bridge_tb_members != 0)
+		bits |= BIT(WIRING_BRIDGE_LOOP);
+	if (n->rdma == RDMA_STATE_DISABLED)
+		bits |= BIT(WIRING_RDMA_OFF);
+	else if (n->rdma == RDMA_STATE_UNKNOWN)
+		bits |= BIT(WIRING_UNKNOWN);
+	return bits;
+}
+
+int
+wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
+    const struct wiring_port *p)
+{
+	const struct wiring_node *n = &nodes[i];
+
+	if (n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && p->interface[0] != '\0' &&
+	    device_for(n, p->interface) == NULL)
+		return 0;
+	if (p->domain_uuid[0] == '\0')
+		return 1;
+	for (int j = 0; j < n_nodes; j++) {
+		const struct wiring_node *o = &nodes[j];
+
+		if (j == i || o->rdma != RDMA_STATE_ENABLED || n->rdma != RDMA_STATE_ENABLED)
+			continue;
+		for (int q = 0; q < o->n_ports && q < WIRING_PORTS_MAX; q++)
+			if (o->ports[q].has_peer && o->ports[q].peer_rdma_service == TRI_FALSE &&
+			    strcmp(o->ports[q].peer_uuid, p->domain_uuid) == 0)
+				return 0;
+	}
+	return 1;
+}
+
+/* Port-level problems at one end of a cable both ends report. */
+static unsigned
+port_problems(const struct wiring_graph *g, int i, int p)
+{
+	const struct wiring_node *n = &g->nodes[i];
+	const struct wiring_port *wp = &n->ports[p];
+	const struct wiring_rdma_device *d = device_for(n, wp->interface);
+	unsigned bits = 0;
+
+	if (wp->peer_rdma_service == TRI_FALSE)
+		bits |= BIT(WIRING_RDMA_OFF);
+	if (n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && wp->interface[0] && !d)
+		bits |= BIT(WIRING_RDMA_OFF);
+	if (d && d->port_state == RDMA_PORT_DOWN)
+		bits |= BIT(WIRING_PORT_DOWN);
+	if (wp->n_ipv4 == 0)
+		bits |= BIT(WIRING_NO_IPV4);
+	if (!isnan(wp->speed_gbps) && wp->speed_gbps < WIRING_SPEED_FULL_GBPS)
+		bits |= BIT(WIRING_DEGRADED);
+	return bits;
+}
+
+unsigned
+wiring_edge_problems(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	const struct wiring_node *a = &g->nodes[e->ai], *b;
+	unsigned bits;
+
+	if (e->bi < 0)
+		return BIT(WIRING_UNKNOWN) | node_problems(a);
+	b = &g->nodes[e->bi];
+	bits = node_problems(a) | node_problems(b);
+	if (!e->both)
+		bits |= BIT(WIRING_ONE_SIDED);
+	else
+		bits |= port_problems(g, e->ai, e->ap) | port_problems(g, e->bi, e->bp);
+	if (a->os_build[0] && b->os_build[0] && strcmp(a->os_build, b->os_build) != 0)
+		bits |= BIT(WIRING_OS_SKEW);
+	/* a port is down because RDMA is off: say the cause only */
+	if (bits & BIT(WIRING_RDMA_OFF))
+		bits &= ~BIT(WIRING_PORT_DOWN);
+	return bits;
+}
+
+static double
+edge_speed(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	double sa = g->nodes[e->ai].ports[e->ap].speed_gbps, sb = NAN;
+
+	if (e->bi >= 0 && e->both)
+		sb = g->nodes[e->bi].ports[e->bp].speed_gbps;
+	if (isnan(sa))
+		return sb;
+	return isnan(sb) || sa < sb ? sa : sb;
+}
+
+static int
+fits_exactly(const struct wiring_graph *g, int i, int p, const char *want_r)
+{
+	return want_r[0] == '\0' || strcmp(g->nodes[i].ports[p].receptacle, want_r) == 0;
+}
+
+/* Orient e so that its a end is on w's a node; sides and id from it. */
+static void
+sides_from_edge(const struct wiring_graph *g, const struct wiring_want *w,
+    const struct wiring_edge *e, int *swap, struct wiring_link *l)
+{
+	*swap = e->ai != w->ai;
+	if (!*swap) {
+		wiring_side_fill(g, e->ai, e->ap, w->an, &l->a);
+		wiring_side_fill(g, e->bi, e->bp, w->bn, &l->b);
+	} else {
+		wiring_side_fill(g, e->bi, e->bp, w->an, &l->a);
+		wiring_side_fill(g, e->ai, e->ap, w->bn, &l->b);
+	}
+}
+
+static void
+link_id(const struct wiring_want *w, const struct wiring_link *l)
+{
+	const char *ar = w->ar[0] ? w->ar : l->a.receptacle;
+	const char *br = w->br[0] ? w->br : l->b.receptacle;
+	struct wiring_link *m = (struct wiring_link *)l;
+
+	struct wiring_sb b;
+
+	wiring_sb_init(&b, m->id, sizeof(m->id));
+	if (ar[0] && br[0])
+		wiring_sb_cat(&b, w->an, ":", ar, "--", w->bn, ":", br, (char *)NULL);
+	else
+		wiring_sb_cat(&b, w->an, "--", w->bn, (char *)NULL);
+}
+
+static unsigned
+want_problems(const struct wiring_graph *g, const struct wiring_want *w,
+    const struct wiring_edge *e, const struct wiring_edge *oa, const struct wiring_edge *ob,
+    int swap)
+{
+	unsigned bits = 0;
+
+	if (w->ai < 0 || w->bi < 0 || g->nodes[w->ai].freshness != WIRING_REPORT_FRESH ||
+	    g->nodes[w->bi].freshness != WIRING_REPORT_FRESH)
+		bits |= BIT(WIRING_UNKNOWN);
+	if (e == NULL) {
+		if (!(bits & BIT(WIRING_UNKNOWN)))
+			bits |= (oa || ob) ? BIT(WIRING_MISWIRED) : BIT(WIRING_MISSING);
+		return bits;
+	}
+	bits |= wiring_edge_problems(g, e);
+	if (!swap && (!fits_exactly(g, e->ai, e->ap, w->ar) ||
+	    (e->bi >= 0 && !fits_exactly(g, e->bi, e->bp, w->br))))
+		bits |= BIT(WIRING_MISWIRED);
+	if (swap && (!fits_exactly(g, e->ai, e->ap, w->br) ||
+	    (e->bi >= 0 && !fits_exactly(g, e->bi, e->bp, w->ar))))
+		bits |= BIT(WIRING_MISWIRED);
+	return bits;
+}
+
+void
+wiring_judge(const struct wiring_graph *g, const struct wiring_want *w,
+    const struct wiring_edge *e, const struct wiring_edge *oa,
+    const struct wiring_edge *ob, struct wiring_link *l)
+{
+	int swap = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->speed_gbps = NAN;
+	if (e != NULL) {
+		sides_from_edge(g, w, e, &swap, l);
+		l->speed_gbps = edge_speed(g, e);
+	} else {
+		int pa = w->ai >= 0 && w->ar[0] ? wiring_graph_port(g, w->ai, w->ar) : -1;
+		int pb = w->bi >= 0 && w->br[0] ? wiring_graph_port(g, w->bi, w->br) : -1;
+
+		wiring_side_fill(g, w->ai, pa, w->an, &l->a);
+		wiring_side_fill(g, w->bi, pb, w->bn, &l->b);
+		if (pa < 0 && w->ar[0])
+			snprintf(l->a.receptacle, sizeof(l->a.receptacle), "%s", w->ar);
+		if (pb < 0 && w->br[0])
+			snprintf(l->b.receptacle, sizeof(l->b.receptacle), "%s", w->br);
+	}
+	link_id(w, l);
+	l->problems = want_problems(g, w, e, oa, ob, swap);
+	l->verdict = wiring_first_problem(l->problems);
+	l->pass = l->problems == 0;
+	wiring_fix_text(g, w, e, oa, ob, l);
+}

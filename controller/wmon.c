@@ -1,0 +1,446 @@
+/*
+ * The live wiring view: the node cache keyed by name, the fingerprint that
+ * keeps the per-report cost to a hash, and on-demand checks of a cluster
+ * from the inventory (membership, node states, expected topology) and the
+ * cache (each node's wiring; filled from the stored report after a
+ * restart).  The thread and the metrics are in wmon_watch.c.
+ */
+#include "wmon.h"
+#include "wmon_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "log.h"
+
+#define FNV_OFFSET 1469598103934665603ull
+#define FNV_PRIME 1099511628211ull
+
+#define MIX 0x9e3779b97f4a7c15ull
+
+/* A string into the hash, eight bytes at a time, its length as separator. */
+static uint64_t
+fnv_str(uint64_t h, const char *s)
+{
+	size_t len = strlen(s), k = 0;
+	uint64_t w;
+
+	for (; k + 8 <= len; k += 8) {
+		memcpy(&w, s + k, 8);
+		h = (h ^ w) * MIX;
+		h ^= h >> 31;
+	}
+	for (; k < len; k++)
+		h = (h ^ (unsigned char)s[k]) * FNV_PRIME;
+	return (h ^ len) * FNV_PRIME;
+}
+
+static uint64_t
+fnv_u64(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * FNV_PRIME;
+}
+
+static uint64_t
+fnv_dbl(uint64_t h, double d)
+{
+	uint64_t v = 0;
+
+	if (!isnan(d))
+		memcpy(&v, &d, sizeof(v));
+	return fnv_u64(h, v ^ (isnan(d) ? 0x7ff8ull : 0));
+}
+
+static uint64_t
+fp_port(uint64_t h, const struct report_port *p)
+{
+	h = fnv_str(h, p->receptacle);
+	h = fnv_str(h, p->domain_uuid);
+	h = fnv_u64(h, (uint64_t)p->status);
+	h = fnv_dbl(h, p->speed_gbps);
+	h = fnv_str(h, p->interface);
+	h = fnv_u64(h, (uint64_t)(int64_t)p->n_ipv4);
+	if (p->n_ipv4 > 0)
+		h = fnv_str(h, p->ipv4[0]);
+	h = fnv_u64(h, (uint64_t)p->has_peer);
+	if (p->has_peer) {
+		h = fnv_str(h, p->peer.domain_uuid);
+		h = fnv_u64(h, (uint64_t)(int64_t)p->peer.rdma_service);
+	}
+	return h;
+}
+
+uint64_t
+wmon_fingerprint(const struct report *r)
+{
+	const struct report_bridge *br = &r->thunderbolt.bridge;
+	uint64_t h = FNV_OFFSET;
+
+	h = fnv_str(h, r->node.os_build);
+	h = fnv_u64(h, (uint64_t)r->rdma.state);
+	h = fnv_u64(h, (uint64_t)(int64_t)r->thunderbolt.n_ports);
+	for (int p = 0; p < r->thunderbolt.n_ports && p < REPORT_PORTS_MAX; p++)
+		h = fp_port(h, &r->thunderbolt.ports[p]);
+	h = fnv_u64(h, (uint64_t)(int64_t)r->rdma.n_devices);
+	for (int d = 0; d < r->rdma.n_devices && d < REPORT_DEVICES_MAX; d++) {
+		h = fnv_str(h, r->rdma.devices[d].name);
+		h = fnv_str(h, r->rdma.devices[d].interface);
+		h = fnv_u64(h, (uint64_t)r->rdma.devices[d].port_state);
+	}
+	h = fnv_u64(h, (uint64_t)(int64_t)br->active);
+	h = fnv_u64(h, (uint64_t)(int64_t)br->n_members);
+	for (int k = 0; k < br->n_members && k < REPORT_MEMBERS_MAX; k++)
+		h = fnv_str(h, br->members[k]);
+	return h ? h : 1;   /* 0 means "none yet" */
+}
+
+/* ---- the cache: open addressing on the node's name ---- */
+
+static size_t
+slot_of(const struct wmon *m, const char *name)
+{
+	size_t i = (size_t)fnv_str(FNV_OFFSET, name) & (m->cap - 1);
+
+	while (m->slots[i].name[0] && strcmp(m->slots[i].name, name) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int
+grow(struct wmon *m)
+{
+	struct wmon_node *old = m->slots;
+	size_t oldcap = m->cap;
+
+	m->cap = oldcap ? oldcap * 2 : 64;
+	if ((m->slots = calloc(m->cap, sizeof(*m->slots))) == NULL) {
+		m->slots = old;
+		m->cap = oldcap;
+		return -1;
+	}
+	for (size_t k = 0; k < oldcap; k++)
+		if (old[k].name[0])
+			m->slots[slot_of(m, old[k].name)] = old[k];
+	free(old);
+	return 0;
+}
+
+/* The entry for name, created when absent; mu held.  NULL out of memory. */
+struct wmon_node *
+wmon_node_get(struct wmon *m, const char *name, int create)
+{
+	size_t i;
+
+	if (m->cap == 0 && (!create || grow(m) == -1))
+		return NULL;
+	i = slot_of(m, name);
+	if (m->slots[i].name[0])
+		return &m->slots[i];
+	if (!create)
+		return NULL;
+	if ((m->used + 1) * 2 > m->cap) {
+		if (grow(m) == -1)
+			return NULL;
+		i = slot_of(m, name);
+	}
+	snprintf(m->slots[i].name, sizeof(m->slots[i].name), "%s", name);
+	m->used++;
+	return &m->slots[i];
+}
+
+/* Store r's wiring for node when its fingerprint fp is new; mu held. */
+static void
+store_locked(struct wmon *m, const char *node, const struct report *r, uint64_t fp)
+{
+	struct wmon_node *e = wmon_node_get(m, node, 1);
+
+	if (e == NULL || e->fp == fp)
+		return;
+	wiring_node_from_report(&e->wn, node, NODE_READY, r, 0, 0, 0);
+	e->fp = fp;
+	e->dirty = 1;
+	m->dirty = 1;
+	pthread_cond_signal(&m->cv);
+}
+
+void
+wmon_report(struct wmon *m, const char *node, const struct report *r)
+{
+	uint64_t fp = wmon_fingerprint(r);
+
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&m->mu);
+	store_locked(m, node, r, fp);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void
+wmon_touch(struct wmon *m)
+{
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->touched = 1;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* ---- one cluster from the inventory ---- */
+
+void
+wmon_cluster_free(struct wmon_cluster_in *ci)
+{
+	if (ci == NULL)
+		return;
+	free(ci->members);
+	free(ci->dot);
+	for (int k = 0; k < ci->n_members; k++)
+		free(ci->json[k]);
+	free(ci->json);
+	memset(ci, 0, sizeof(*ci));
+}
+
+/* Is node in the cache (mu taken here)? */
+static int
+cached(struct wmon *m, const char *node)
+{
+	int have;
+
+	pthread_mutex_lock(&m->mu);
+	have = wmon_node_get(m, node, 0) != NULL;
+	pthread_mutex_unlock(&m->mu);
+	return have;
+}
+
+/*
+ * The members of cluster among all (sorted by name) and its expectation;
+ * inv_mu held.  Reports of members missing from the cache are read too.
+ */
+int
+wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *all, int n_all,
+    struct wmon_cluster_in *ci)
+{
+	int rc, k = 0;
+
+	memset(ci, 0, sizeof(*ci));
+	snprintf(ci->name, sizeof(ci->name), "%s", cluster);
+	rc = inv_wiring_get(m->c->inv, cluster, ci->topology, sizeof(ci->topology), &ci->dot,
+	    &ci->updated_at);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < n_all; i++)
+		k += strcmp(all[i].cluster, cluster) == 0;
+	ci->members = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->members));
+	ci->json = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->json));
+	if (ci->members == NULL || ci->json == NULL)
+		return -1;
+	for (int i = 0; i < n_all && ci->n_members < WIRING_NODES_MAX; i++) {
+		if (strcmp(all[i].cluster, cluster) != 0)
+			continue;
+		ci->members[ci->n_members] = all[i];
+		if (!cached(m, all[i].name) &&
+		    inv_node_report(m->c->inv, all[i].name, &ci->json[ci->n_members]) != 0)
+			ci->json[ci->n_members] = NULL;
+		ci->n_members++;
+	}
+	return 0;
+}
+
+/* Decode the reports read for members missing from the cache (no lock held). */
+static void
+fill_missing(struct wmon *m, struct wmon_cluster_in *ci)
+{
+	struct report *r = NULL;
+	char err[256];
+
+	for (int k = 0; k < ci->n_members; k++) {
+		if (ci->json[k] == NULL)
+			continue;
+		if (r == NULL && (r = report_new()) == NULL)
+			return;
+		if (report_decode(ci->json[k], strlen(ci->json[k]), r, err, sizeof(err)) == -1) {
+			log_warnx("%s: stored report of %s: %s", __func__, ci->members[k].name, err);
+			continue;
+		}
+		pthread_mutex_lock(&m->mu);
+		store_locked(m, ci->members[k].name, r, wmon_fingerprint(r));
+		pthread_mutex_unlock(&m->mu);
+	}
+	free(r);
+}
+
+/* The engine's node for a member: the cached wiring, state and freshness. */
+static void
+member_node(struct wmon *m, const struct api_node *a, double now, struct wiring_node *wn)
+{
+	struct wmon_node *e;
+
+	pthread_mutex_lock(&m->mu);
+	e = wmon_node_get(m, a->name, 0);
+	if (e != NULL && e->fp != 0)
+		*wn = e->wn;
+	pthread_mutex_unlock(&m->mu);
+	if (e == NULL || e->fp == 0) {
+		wiring_node_from_report(wn, a->name, a->state, NULL, NAN, now, 0);
+		return;
+	}
+	wn->state = a->state;
+	wn->report_at = a->last_report_at;
+	wn->freshness = (a->state == NODE_UNREACHABLE || isnan(a->last_report_at) ||
+	    now - a->last_report_at > m->c->unreachable_after) ? WIRING_REPORT_STALE :
+	    WIRING_REPORT_FRESH;
+}
+
+static int
+expectation(struct wmon_cluster_in *ci, struct wiring_expect *ex,
+    struct wiring_plan_link **plan, char *err, size_t errlen)
+{
+	char perr[256];
+
+	*plan = NULL;
+	memset(ex, 0, sizeof(*ex));
+	if (wiring_topology_parse(ci->topology, &ex->topology) == -1) {
+		snprintf(err, errlen, "cluster %s: stored topology \"%s\" is unknown", ci->name,
+		    ci->topology);
+		return -1;
+	}
+	if (ex->topology != WIRING_TOPO_PLAN)
+		return 0;
+	if (ci->dot == NULL || wiring_dot_parse(ci->dot, strlen(ci->dot), plan, &ex->n_links,
+	    perr, sizeof(perr)) == -1) {
+		snprintf(err, errlen, "cluster %s: stored plan does not parse: %s", ci->name,
+		    ci->dot ? perr : "none");
+		return -1;
+	}
+	ex->links = *plan;
+	return 0;
+}
+
+/* The members as the engine's nodes (malloc'd), NULL out of memory. */
+static struct wiring_node *
+member_nodes(struct wmon *m, struct wmon_cluster_in *ci, double now)
+{
+	struct wiring_node *nodes;
+
+	fill_missing(m, ci);
+	nodes = calloc((size_t)(ci->n_members > 0 ? ci->n_members : 1), sizeof(*nodes));
+	for (int k = 0; nodes != NULL && k < ci->n_members; k++)
+		member_node(m, &ci->members[k], now, &nodes[k]);
+	return nodes;
+}
+
+struct wiring_result *
+wmon_cluster_check(struct wmon *m, struct wmon_cluster_in *ci, double now, char *err,
+    size_t errlen)
+{
+	struct wiring_input in;
+	struct wiring_node *nodes;
+	struct wiring_plan_link *plan = NULL;
+	struct wiring_result *r = NULL;
+
+	memset(&in, 0, sizeof(in));
+	if (expectation(ci, &in.expect, &plan, err, errlen) == -1)
+		return NULL;
+	if ((nodes = member_nodes(m, ci, now)) == NULL) {
+		free(plan);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(in.cluster, sizeof(in.cluster), "%s", ci->name);
+	in.now = now;
+	in.n_nodes = ci->n_members;
+	in.nodes = nodes;
+	r = wiring_check(&in, err, errlen);
+	free(nodes);
+	free(plan);
+	return r;
+}
+
+/* Load cluster from the inventory (inv_mu taken here); 0, INV_NOTFOUND or -1. */
+static int
+load_one(struct wmon *m, const char *cluster, struct wmon_cluster_in *ci, char *err,
+    size_t errlen)
+{
+	struct api_node *all = NULL;
+	int n = 0, rc;
+
+	memset(ci, 0, sizeof(*ci));
+	pthread_mutex_lock(&m->c->inv_mu);
+	rc = inv_node_list(m->c->inv, &all, &n);
+	if (rc == 0)
+		rc = wmon_cluster_load(m, cluster, all, n, ci);
+	pthread_mutex_unlock(&m->c->inv_mu);
+	free(all);
+	if (rc != 0 && rc != INV_NOTFOUND)
+		snprintf(err, errlen, "the inventory is not available");
+	if (rc != 0)
+		wmon_cluster_free(ci);
+	return rc == INV_NOTFOUND ? INV_NOTFOUND : rc != 0 ? -1 : 0;
+}
+
+int
+wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_result **out,
+    char *err, size_t errlen)
+{
+	struct wmon_cluster_in ci;
+	int rc;
+
+	*out = NULL;
+	if ((rc = load_one(m, cluster, &ci, err, errlen)) != 0)
+		return rc;
+	*out = wmon_cluster_check(m, &ci, now, err, errlen);
+	wmon_cluster_free(&ci);
+	return *out ? 0 : -1;
+}
+
+int
+wmon_nodes(struct wmon *m, const char *cluster, double now, struct wiring_node **out,
+    int *n, char *err, size_t errlen)
+{
+	struct wmon_cluster_in ci;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = load_one(m, cluster, &ci, err, errlen)) != 0)
+		return rc;
+	if ((*out = member_nodes(m, &ci, now)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	} else
+		*n = ci.n_members;
+	wmon_cluster_free(&ci);
+	return rc;
+}
+
+struct wmon *
+wmon_new(struct ctrl *c)
+{
+	struct wmon *m = calloc(1, sizeof(*m));
+
+	if (m == NULL)
+		return NULL;
+	m->c = c;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	m->touched = 1;
+	return m;
+}
+
+void
+wmon_free(struct wmon *m)
+{
+	if (m == NULL)
+		return;
+	free(m->slots);
+	for (int k = 0; k < m->n_states; k++)
+		free(m->states[k].links);
+	free(m->states);
+	pthread_mutex_destroy(&m->mu);
+	pthread_cond_destroy(&m->cv);
+	free(m);
+}

@@ -1,0 +1,68 @@
+/* What wmon.c and wmon_watch.c share; not for other modules. */
+#ifndef TBMESH_WMON_INT_H
+#define TBMESH_WMON_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "wiring.h"
+#include "wmon.h"
+
+struct wmon_node {
+	api_name name;                 /* "" an empty slot */
+	uint64_t fp;                   /* 0: no report yet */
+	int dirty;                     /* changed since the last pass */
+	struct wiring_node wn;
+};
+
+/* What the last pass concluded about a cluster (for events and metrics). */
+struct wmon_link_state {
+	wiring_text expected;          /* stable across checks: the key */
+	api_name a, b;
+	enum wiring_verdict verdict;
+	int pass;
+};
+
+struct wmon_state {
+	api_name cluster;
+	enum wiring_cluster_verdict verdict;
+	int n_links;
+	struct wmon_link_state *links;
+	int seen;                      /* found in the latest pass */
+};
+
+struct wmon {
+	struct ctrl *c;
+	pthread_mutex_t mu;            /* everything below */
+	pthread_cond_t cv;
+	struct wmon_node *slots;
+	size_t cap, used;
+	int dirty;                     /* some node's wiring changed */
+	int touched;                   /* check every cluster */
+	int stopping, running;
+	pthread_t thread;
+	uint64_t passes;
+	int n_states;
+	struct wmon_state *states;
+};
+
+/* One cluster as the inventory has it (wmon_cluster_load, inv_mu held). */
+struct wmon_cluster_in {
+	api_name name;
+	char topology[16];
+	char *dot;
+	double updated_at;
+	int n_members;
+	struct api_node *members;      /* sorted by name: the ring's order */
+	char **json;                   /* stored reports of members not cached */
+};
+
+struct wmon_node *wmon_node_get(struct wmon *m, const char *name, int create);
+int wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *all,
+    int n_all, struct wmon_cluster_in *ci);
+struct wiring_result *wmon_cluster_check(struct wmon *m, struct wmon_cluster_in *ci,
+    double now, char *err, size_t errlen);
+void wmon_cluster_free(struct wmon_cluster_in *ci);
+
+#endif

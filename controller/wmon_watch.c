@@ -1,0 +1,407 @@
+/*
+ * The wmon thread: after a report changed some node's wiring (or a plan or
+ * a membership changed), check the clusters concerned; every
+ * WMON_FULL_EVERY seconds, check them all.  A link whose verdict differs
+ * from the previous pass's is an event ("wiring pass -> degraded", about
+ * the link's first node, the reason naming the link and its fix), and so
+ * is a cluster verdict that changed.  The verdicts stay for /metrics.
+ */
+#include "wmon.h"
+#include "wmon_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctrl.h"
+#include "log.h"
+
+struct pending {
+	api_name node;
+	char what[64];
+	char reason[API_REASON_MAX + 1];
+};
+
+struct pass {
+	struct pending *ev;
+	int n_ev, cap_ev;
+};
+
+static void
+pending_add(struct pass *p, const char *node, const char *what, const char *reason)
+{
+	if (p->n_ev == p->cap_ev) {
+		int cap = p->cap_ev ? p->cap_ev * 2 : 16;
+		struct pending *v = realloc(p->ev, (size_t)cap * sizeof(*v));
+
+		if (v == NULL)
+			return;
+		p->ev = v;
+		p->cap_ev = cap;
+	}
+	snprintf(p->ev[p->n_ev].node, sizeof(p->ev[0].node), "%s", node);
+	snprintf(p->ev[p->n_ev].what, sizeof(p->ev[0].what), "%s", what);
+	memcpy(p->ev[p->n_ev].reason, reason, strnlen(reason, API_REASON_MAX));
+	p->ev[p->n_ev].reason[strnlen(reason, API_REASON_MAX)] = '\0';
+	p->n_ev++;
+}
+
+/* The state kept for cluster (mu held); NULL when none. */
+static struct wmon_state *
+state_of(struct wmon *m, const char *cluster)
+{
+	for (int k = 0; k < m->n_states; k++)
+		if (strcmp(m->states[k].cluster, cluster) == 0)
+			return &m->states[k];
+	return NULL;
+}
+
+static const struct wmon_link_state *
+old_link(const struct wmon_state *s, const char *expected)
+{
+	for (int k = 0; s != NULL && k < s->n_links; k++)
+		if (strcmp(s->links[k].expected, expected) == 0)
+			return &s->links[k];
+	return NULL;
+}
+
+/* Events for what changed since the state s (NULL: first sight, no events). */
+static void
+diff(const struct wmon_state *s, const struct wiring_result *r, struct pass *p)
+{
+	char what[64], reason[1400];
+
+	if (s == NULL)
+		return;
+	for (int k = 0; k < r->n_links; k++) {
+		const struct wiring_link *l = &r->links[k];
+		const struct wmon_link_state *o = old_link(s, l->expected);
+
+		if (o == NULL || o->verdict == l->verdict)
+			continue;
+		snprintf(what, sizeof(what), "wiring %s -> %s", wiring_verdict_str(o->verdict),
+		    wiring_verdict_str(l->verdict));
+		snprintf(reason, sizeof(reason), "%s: %s: %s%s%s", r->cluster, l->expected,
+		    l->actual, l->fix[0] ? "; fix: " : "", l->fix);
+		pending_add(p, l->a.node, what, reason);
+	}
+	if (s->verdict != r->verdict) {
+		snprintf(what, sizeof(what), "wiring %s -> %s", wiring_cluster_verdict_str(s->verdict),
+		    wiring_cluster_verdict_str(r->verdict));
+		snprintf(reason, sizeof(reason), "cluster %s: %s", r->cluster, r->verdict_text);
+		pending_add(p, "", what, reason);
+	}
+}
+
+/* Replace cluster's state with r's verdicts; mu held. */
+static void
+keep(struct wmon *m, const struct wiring_result *r)
+{
+	struct wmon_state *s = state_of(m, r->cluster);
+	struct wmon_link_state *links = calloc((size_t)(r->n_links > 0 ? r->n_links : 1),
+	    sizeof(*links));
+
+	if (links == NULL)
+		return;
+	if (s == NULL) {
+		struct wmon_state *v = realloc(m->states, (size_t)(m->n_states + 1) * sizeof(*v));
+
+		if (v == NULL) {
+			free(links);
+			return;
+		}
+		m->states = v;
+		s = &m->states[m->n_states++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->cluster, sizeof(s->cluster), "%s", r->cluster);
+	}
+	for (int k = 0; k < r->n_links; k++) {
+		memcpy(links[k].expected, r->links[k].expected, sizeof(links[k].expected));
+		memcpy(links[k].a, r->links[k].a.node, sizeof(links[k].a));
+		memcpy(links[k].b, r->links[k].b.node, sizeof(links[k].b));
+		links[k].verdict = r->links[k].verdict;
+		links[k].pass = r->links[k].pass;
+	}
+	free(s->links);
+	s->links = links;
+	s->n_links = r->n_links;
+	s->verdict = r->verdict;
+	s->seen = 1;
+}
+
+/* Forget clusters a full pass did not see (removed); mu held. */
+static void
+forget_unseen(struct wmon *m)
+{
+	int j = 0;
+
+	for (int k = 0; k < m->n_states; k++) {
+		if (!m->states[k].seen) {
+			free(m->states[k].links);
+			continue;
+		}
+		m->states[k].seen = 0;
+		m->states[j++] = m->states[k];
+	}
+	m->n_states = j;
+}
+
+/* Names of the nodes whose wiring changed; clears the marks; mu held. */
+static int
+take_dirty(struct wmon *m, api_name **out)
+{
+	int n = 0;
+
+	*out = NULL;
+	for (size_t k = 0; k < m->cap; k++)
+		n += m->slots[k].name[0] && m->slots[k].dirty;
+	if (n == 0 || (*out = calloc((size_t)n, sizeof(**out))) == NULL)
+		return 0;
+	n = 0;
+	for (size_t k = 0; k < m->cap; k++)
+		if (m->slots[k].name[0] && m->slots[k].dirty) {
+			memcpy((*out)[n++], m->slots[k].name, sizeof(api_name));
+			m->slots[k].dirty = 0;
+		}
+	return n;
+}
+
+static int
+concerned(const char *cluster, const struct api_node *all, int n_all, api_name *dirty,
+    int n_dirty)
+{
+	for (int i = 0; i < n_all; i++) {
+		if (strcmp(all[i].cluster, cluster) != 0)
+			continue;
+		for (int d = 0; d < n_dirty; d++)
+			if (strcmp(all[i].name, dirty[d]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* Load the clusters to check (inv_mu taken here); *n_out of them. */
+static struct wmon_cluster_in *
+load(struct wmon *m, int full, api_name *dirty, int n_dirty, int *n_out)
+{
+	struct api_cluster *cl = NULL;
+	struct api_node *all = NULL;
+	struct wmon_cluster_in *ci = NULL;
+	int ncl = 0, n = 0;
+
+	*n_out = 0;
+	pthread_mutex_lock(&m->c->inv_mu);
+	if (inv_cluster_list(m->c->inv, &cl, &ncl) == 0 && inv_node_list(m->c->inv, &all, &n) == 0 &&
+	    (ci = calloc((size_t)(ncl > 0 ? ncl : 1), sizeof(*ci))) != NULL)
+		for (int k = 0; k < ncl; k++)
+			if ((full || concerned(cl[k].name, all, n, dirty, n_dirty)) &&
+			    wmon_cluster_load(m, cl[k].name, all, n, &ci[*n_out]) == 0)
+				(*n_out)++;
+	pthread_mutex_unlock(&m->c->inv_mu);
+	free(cl);
+	free(all);
+	return ci;
+}
+
+static void
+run_pass(struct wmon *m, int full)
+{
+	struct pass p = { 0 };
+	api_name *dirty;
+	struct wmon_cluster_in *ci;
+	double now = ctrl_now();
+	char err[256];
+	int n_dirty, n;
+
+	pthread_mutex_lock(&m->mu);
+	n_dirty = take_dirty(m, &dirty);
+	full |= m->touched;
+	m->touched = 0;
+	m->dirty = 0;
+	pthread_mutex_unlock(&m->mu);
+	ci = load(m, full, dirty, n_dirty, &n);
+	for (int k = 0; k < n; k++) {
+		struct wiring_result *r = wmon_cluster_check(m, &ci[k], now, err, sizeof(err));
+
+		if (r == NULL) {
+			log_warnx("wiring of cluster %s: %s", ci[k].name, err);
+			continue;
+		}
+		pthread_mutex_lock(&m->mu);
+		diff(state_of(m, r->cluster), r, &p);
+		keep(m, r);
+		pthread_mutex_unlock(&m->mu);
+		wiring_result_free(r);
+	}
+	if (p.n_ev > 0) {
+		pthread_mutex_lock(&m->c->inv_mu);
+		for (int k = 0; k < p.n_ev; k++)
+			ctrl_event(m->c, now, "controller", p.ev[k].node, p.ev[k].what,
+			    p.ev[k].reason);
+		pthread_mutex_unlock(&m->c->inv_mu);
+	}
+	pthread_mutex_lock(&m->mu);
+	if (full)
+		forget_unseen(m);
+	m->passes++;
+	pthread_mutex_unlock(&m->mu);
+	for (int k = 0; k < n; k++)
+		wmon_cluster_free(&ci[k]);
+	free(ci);
+	free(dirty);
+	free(p.ev);
+}
+
+static void
+deadline(struct timespec *ts, double seconds)
+{
+	double t;
+
+	clock_gettime(CLOCK_REALTIME, ts);
+	t = (double)ts->tv_nsec / 1e9 + seconds;
+	ts->tv_sec += (time_t)t;
+	ts->tv_nsec = (long)((t - floor(t)) * 1e9);
+}
+
+static void *
+watch(void *arg)
+{
+	struct wmon *m = arg;
+	double next_full = 0;
+
+	pthread_mutex_lock(&m->mu);
+	while (!m->stopping) {
+		struct timespec ts;
+		double now = ctrl_now();
+		int full = now >= next_full;
+
+		if (!full && !m->dirty && !m->touched) {
+			deadline(&ts, next_full - now);
+			pthread_cond_timedwait(&m->cv, &m->mu, &ts);
+			continue;
+		}
+		pthread_mutex_unlock(&m->mu);
+		run_pass(m, full);
+		if (full)
+			next_full = now + WMON_FULL_EVERY;
+		pthread_mutex_lock(&m->mu);
+		deadline(&ts, WMON_MIN_GAP);   /* let changes gather; wakes early to stop */
+		while (!m->stopping && pthread_cond_timedwait(&m->cv, &m->mu, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+int
+wmon_start(struct wmon *m)
+{
+	if (pthread_create(&m->thread, NULL, watch, m) != 0)
+		return -1;
+	m->running = 1;
+	return 0;
+}
+
+void
+wmon_stop(struct wmon *m)
+{
+	if (m == NULL || !m->running)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->stopping = 1;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->thread, NULL);
+	m->running = 0;
+}
+
+uint64_t
+wmon_passes(struct wmon *m)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&m->mu);
+	n = m->passes;
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
+/* ---- metrics ---- */
+
+struct buf {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+add(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = b->s ? vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap) : -1;
+		va_end(ap);
+		if (n >= 0 && (size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		char *s = realloc(b->s, cap);
+
+		if (s == NULL) {
+			b->oom = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+/* A label value: \, " and newline escaped. */
+static void
+label(struct buf *b, const char *v)
+{
+	for (; *v; v++)
+		add(b, "%s%c", *v == '\\' || *v == '"' ? "\\" : "", *v == '\n' ? 'n' : *v);
+}
+
+char *
+wmon_metrics(struct wmon *m)
+{
+	struct buf b = { 0 };
+
+	add(&b, "# HELP tbmesh_wiring_link_pass Each expected Thunderbolt link of a cluster: "
+	    "1 when it passes, 0 when it fails; its verdict is a label.\n"
+	    "# TYPE tbmesh_wiring_link_pass gauge\n");
+	pthread_mutex_lock(&m->mu);
+	for (int k = 0; k < m->n_states; k++)
+		for (int l = 0; l < m->states[k].n_links; l++) {
+			const struct wmon_link_state *s = &m->states[k].links[l];
+
+			add(&b, "tbmesh_wiring_link_pass{cluster=\"%s\",link=\"", m->states[k].cluster);
+			label(&b, s->expected);
+			add(&b, "\",a=\"%s\",b=\"%s\",verdict=\"%s\"} %d\n", s->a, s->b,
+			    wiring_verdict_str(s->verdict), s->pass);
+		}
+	add(&b, "# HELP tbmesh_wiring_cluster_verdict A cluster's wiring verdict: 1 for the "
+	    "verdict it has, 0 for the others.\n# TYPE tbmesh_wiring_cluster_verdict gauge\n");
+	for (int k = 0; k < m->n_states; k++)
+		for (int v = WIRING_TENSOR_READY; v <= WIRING_UNUSABLE; v++)
+			add(&b, "tbmesh_wiring_cluster_verdict{cluster=\"%s\",verdict=\"%s\"} %d\n",
+			    m->states[k].cluster,
+			    wiring_cluster_verdict_str((enum wiring_cluster_verdict)v),
+			    m->states[k].verdict == (enum wiring_cluster_verdict)v);
+	pthread_mutex_unlock(&m->mu);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}

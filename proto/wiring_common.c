@@ -1,0 +1,123 @@
+/*
+ * What the controller and tbctl share of the wiring engine's interface
+ * (controller/wiring.h): the words of its enums, receptacle names, and
+ * freeing a result.  tbctl links proto/ only, and decodes results
+ * (wiring_json.c) into the same structs.
+ */
+#include "wiring.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[WIRING_VERDICT_COUNT] = {
+	"pass", "unknown", "missing", "miswired", "one-sided", "bridge-loop",
+	"rdma-off", "port-down", "no-ipv4", "degraded", "os-skew",
+};
+
+const char *
+wiring_verdict_str(enum wiring_verdict v)
+{
+	return (unsigned)v < WIRING_VERDICT_COUNT ? verdict_names[v] : "unknown";
+}
+
+int
+wiring_verdict_parse(const char *s, enum wiring_verdict *out)
+{
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if (strcmp(s, verdict_names[v]) == 0) {
+			*out = (enum wiring_verdict)v;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+wiring_cluster_verdict_str(enum wiring_cluster_verdict v)
+{
+	switch (v) {
+	case WIRING_TENSOR_READY: return "tensor-ready";
+	case WIRING_RING_ONLY: return "ring-only";
+	case WIRING_PIPELINE_ONLY: return "pipeline-only";
+	default: return "unusable";
+	}
+}
+
+int
+wiring_cluster_verdict_parse(const char *s, enum wiring_cluster_verdict *out)
+{
+	for (int v = WIRING_TENSOR_READY; v <= WIRING_UNUSABLE; v++)
+		if (strcmp(s, wiring_cluster_verdict_str((enum wiring_cluster_verdict)v)) == 0) {
+			*out = (enum wiring_cluster_verdict)v;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+wiring_topology_str(enum wiring_topology t)
+{
+	switch (t) {
+	case WIRING_TOPO_RING: return "ring";
+	case WIRING_TOPO_PLAN: return "plan";
+	default: return "mesh";
+	}
+}
+
+int
+wiring_topology_parse(const char *s, enum wiring_topology *out)
+{
+	static const enum wiring_topology all[] = {WIRING_TOPO_MESH, WIRING_TOPO_RING,
+	    WIRING_TOPO_PLAN};
+
+	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+		if (strcmp(s, wiring_topology_str(all[k])) == 0) {
+			*out = all[k];
+			return 0;
+		}
+	return -1;
+}
+
+static int
+prefix_ci(const char *s, const char *p)
+{
+	for (; *p; s++, p++)
+		if (tolower((unsigned char)*s) != *p)
+			return 0;
+	return 1;
+}
+
+int
+wiring_receptacle_norm(const char *in, char *out, size_t outlen)
+{
+	const char *s = in;
+	size_t len;
+
+	if (prefix_ci(s, "thunderbolt"))
+		s += strlen("thunderbolt");
+	else if (prefix_ci(s, "tb"))
+		s += 2;
+	while (*s == ' ')
+		s++;
+	len = strlen(s);
+	if (len == 0 || len >= outlen)
+		return -1;
+	for (size_t k = 0; k < len; k++)
+		if (!isalnum((unsigned char)s[k]) && s[k] != '-' && s[k] != '_')
+			return -1;
+	memcpy(out, s, len + 1);
+	return 0;
+}
+
+void
+wiring_result_free(struct wiring_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->reasons);
+	free(r->nodes);
+	free(r->links);
+	free(r->unexpected);
+	free(r);
+}
+

@@ -1,0 +1,209 @@
+/*
+ * What the live wiring view adds around the engine, without a server:
+ * the ingest fingerprint changes with every wiring-relevant field and with
+ * none of the others; a cluster's expected wiring is stored in and read
+ * back from a real SQLite inventory (inventory_wiring.c); the JSON of
+ * results and plans reads back as written (proto/wiring_json.c); tbctl's
+ * tables for a check and a plan.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "inventory.h"
+#include "wiring_fixture.h"
+#include "wiring_json.h"
+#include "wmon.h"
+
+static void
+test_fingerprint(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	struct report *r;
+	uint64_t fp;
+
+	(void)state;
+	assert_non_null(c);
+	r = &c->reports[0];
+	fp = wmon_fingerprint(r);
+	assert_int_equal(fp, wmon_fingerprint(r));
+	/* not wiring: memory, power, temperatures, collection time */
+	r->memory.free_bytes += 4096;
+	r->power.system_watts += 10;
+	r->thermal.cpu_celsius += 1;
+	r->collected_at += 5;
+	assert_int_equal(fp, wmon_fingerprint(r));
+	/* wiring: each of these changes it */
+	r->thunderbolt.ports[1].speed_gbps = 40;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.ports[1].speed_gbps = 80;
+	assert_int_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.ports[1].n_ipv4 = 0;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.ports[1].n_ipv4 = 1;
+	r->thunderbolt.ports[0].peer.domain_uuid[3] ^= 1;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.ports[0].peer.domain_uuid[3] ^= 1;
+	r->thunderbolt.ports[0].peer.rdma_service = TRI_FALSE;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.ports[0].peer.rdma_service = TRI_TRUE;
+	r->rdma.devices[2].port_state = RDMA_PORT_DOWN;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->rdma.devices[2].port_state = RDMA_PORT_ACTIVE;
+	r->thunderbolt.bridge.active = TRI_TRUE;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->thunderbolt.bridge.active = TRI_FALSE;
+	snprintf(r->node.os_build, sizeof(r->node.os_build), "25D125");
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	snprintf(r->node.os_build, sizeof(r->node.os_build), "25C56");
+	r->rdma.state = RDMA_STATE_DISABLED;
+	assert_int_not_equal(fp, wmon_fingerprint(r));
+	r->rdma.state = RDMA_STATE_ENABLED;
+	assert_int_equal(fp, wmon_fingerprint(r));
+	fx_free(c);
+}
+
+static void
+test_inventory_wiring(void **state)
+{
+	char dir[] = "/tmp/tbmesh-wiring-XXXXXX", path[128], err[256], topo[16], *dot;
+	struct inv *inv;
+	double at;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/inv.db", dir);
+	inv = inv_open(path, err, sizeof(err));
+	assert_non_null(inv);
+	assert_int_equal(inv_wiring_get(inv, "studio4", topo, sizeof(topo), &dot, &at),
+	    INV_NOTFOUND);
+	assert_int_equal(inv_cluster_add(inv, "studio4", 100), 0);
+	assert_int_equal(inv_wiring_get(inv, "studio4", topo, sizeof(topo), &dot, &at), 0);
+	assert_string_equal(topo, "mesh");           /* the default, never set */
+	assert_null(dot);
+	assert_true(isnan(at));
+	assert_int_equal(inv_wiring_set(inv, "studio4", "plan", "graph { a:1 -- b:2 }", 200), 0);
+	assert_int_equal(inv_wiring_set(inv, "nope", "ring", NULL, 200), INV_NOTFOUND);
+	inv_close(inv);
+	inv = inv_open(path, err, sizeof(err));     /* it is on disk */
+	assert_non_null(inv);
+	assert_int_equal(inv_wiring_get(inv, "studio4", topo, sizeof(topo), &dot, &at), 0);
+	assert_string_equal(topo, "plan");
+	assert_string_equal(dot, "graph { a:1 -- b:2 }");
+	assert_true(at == 200);
+	free(dot);
+	assert_int_equal(inv_wiring_set(inv, "studio4", "ring", NULL, 300), 0);
+	assert_int_equal(inv_wiring_get(inv, "studio4", topo, sizeof(topo), &dot, &at), 0);
+	assert_string_equal(topo, "ring");
+	assert_null(dot);
+	inv_close(inv);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/inv.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/inv.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void
+test_json_round_trip(void **state)
+{
+	struct fx_cluster *c = fx_load("degraded-40g.json");
+	struct wiring_result *r, *back;
+	struct wiring_plan_doc doc, doc2;
+	char err[256], *json, *json2;
+
+	(void)state;
+	assert_non_null(c);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	json = wiring_json_result(r);
+	assert_non_null(json);
+	assert_int_equal(wiring_json_decode_result(json, strlen(json), &back, err, sizeof(err)), 0);
+	json2 = wiring_json_result(back);
+	assert_string_equal(json, json2);            /* every field read back */
+	assert_int_equal(back->links[3].problems, 1u << WIRING_DEGRADED);
+	assert_non_null(strstr(json, "\"fix\":null"));
+	assert_non_null(strstr(json, "\"verdict\":\"degraded\""));
+	free(json);
+	free(json2);
+	wiring_result_free(back);
+	wiring_result_free(r);
+	/* plans, with receptacles normalised */
+	const char *in = "{\"topology\":\"plan\",\"links\":[{\"a\":{\"node\":\"mac1\",\"receptacle\":"
+	    "\"tb2\"},\"b\":{\"node\":\"mac2\",\"receptacle\":\"5\"}}]}";
+	assert_int_equal(wiring_json_decode_plan(in, strlen(in), &doc, err, sizeof(err)), 0);
+	assert_int_equal(doc.n_links, 1);
+	assert_string_equal(doc.links[0].a.receptacle, "2");
+	json = wiring_json_plan(&doc);
+	assert_int_equal(wiring_json_decode_plan(json, strlen(json), &doc2, err, sizeof(err)), 0);
+	assert_memory_equal(doc.links, doc2.links, sizeof(doc.links[0]));
+	free(json);
+	wiring_plan_doc_free(&doc);
+	wiring_plan_doc_free(&doc2);
+	const char *bad = "{\"topology\":\"plan\",\"links\":[{\"a\":{\"node\":\"mac 1\"},\"b\":"
+	    "{\"node\":\"mac2\"}}]}";
+	assert_int_equal(wiring_json_decode_plan(bad, strlen(bad), &doc, err, sizeof(err)), -1);
+	assert_string_equal(err, "links[0].a: node is not a node name");
+	assert_int_equal(wiring_json_decode_plan("{\"topology\":\"star\"}", 19, &doc, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "plan.topology: is not mesh, ring or plan");
+	assert_int_equal(wiring_json_decode_plan("[", 1, &doc, err, sizeof(err)), -1);
+	fx_free(c);
+}
+
+static void
+test_tables(void **state)
+{
+	struct fx_cluster *c = fx_load("missing-cable.json");
+	struct wiring_result *r;
+	struct wiring_plan_doc doc = { .cluster = "studio4", .topology = WIRING_TOPO_PLAN };
+	struct wiring_plan_link pl[1] = {{{"mac1", "2"}, {"mac2", "5"}}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(c);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ctl_wiring_print(f, r), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "cluster studio4 (mesh): ring only: an RDMA ring through all 4 "
+	    "nodes, not a full mesh\nLINK "));
+	assert_non_null(strstr(buf, "\nmac3--mac4      missing  mac3 -- mac4  no cable"));
+	assert_non_null(strstr(buf, "\nreasons: mac3 -- mac4: missing\n"));
+	free(buf);
+	doc.n_links = 1;
+	doc.links = pl;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ctl_plan_print(f, &doc), 0);
+	fclose(f);
+	assert_string_equal(buf, "cluster studio4: 1 cable\n"
+	    "CABLE  FROM  RECEPTACLE  TO    RECEPTACLE\n"
+	    "1      mac1  2           mac2  5\n");
+	free(buf);
+	wiring_result_free(r);
+	fx_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_inventory_wiring),
+		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
