@@ -20,6 +20,7 @@
 #include "log.h"
 #include "prov_api.h"
 #include "provision_job.h"
+#include "wiring.h"
 
 #define AGENT_MAX ((size_t)64 << 20)   /* the agent binary, at most */
 #define TOKEN_TTL 3600.0
@@ -323,6 +324,49 @@ job_plan(struct job *jb, struct prov_plan *p, const struct prov_blob *agent, con
 	return rc;
 }
 
+/*
+ * The node's port addresses from its cluster's cabling plan (topology
+ * "plan"): one /30 per cable (prov_plan_addresses).  No cluster, or a
+ * mesh or ring without a plan: none.  0, or -1 with err.
+ */
+static int
+plan_addresses(struct job *jb, struct prov_settings *s, char *err, size_t errlen)
+{
+	struct ctrl *c = jb->jobs->c;
+	struct wiring_plan_link *links = NULL;
+	struct prov_cable *cables = NULL;
+	char topo[32] = "", *dot = NULL;
+	double at;
+	int n = 0, rc;
+
+	s->n_addrs = 0;
+	if (jb->st->cluster[0] == '\0')
+		return 0;
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_wiring_get(c->inv, jb->st->cluster, topo, sizeof(topo), &dot, &at);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0 || strcmp(topo, "plan") != 0 || dot == NULL) {
+		free(dot);
+		return 0;
+	}
+	rc = wiring_dot_parse(dot, strlen(dot), &links, &n, err, errlen);
+	free(dot);
+	if (rc != 0)
+		return -1;
+	if ((cables = calloc(n > 0 ? (size_t)n : 1, sizeof(*cables))) == NULL) {
+		free(links);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		cables[i] = (struct prov_cable){ links[i].a.node, links[i].a.receptacle,
+			links[i].b.node, links[i].b.receptacle };
+	rc = prov_plan_addresses(cables, n, jb->st->node, s, err, errlen) < 0 ? -1 : 0;
+	free(cables);
+	free(links);
+	return rc;
+}
+
 /* The settings of node add, from the request and the configuration. */
 static void
 add_settings(struct job *jb, const struct prov_facts *f, const char *sha, size_t size,
@@ -336,7 +380,7 @@ add_settings(struct job *jb, const struct prov_facts *f, const char *sha, size_t
 	s->agent_sha256 = sha;
 	s->agent_size = size;
 	s->wired_limit_mb = jb->req.wired_limit_mb > 0 ? jb->req.wired_limit_mb : 0;
-	(void)f;   /* port addresses come from the cluster's cabling plan, when it has one */
+	(void)f;
 }
 
 static void
@@ -371,6 +415,10 @@ job_add(struct job *jb)
 	if (job_preflight(jb, &f, &pf) != 0)
 		goto out;
 	add_settings(jb, &f, sha, agent.len, &s);
+	if (plan_addresses(jb, &s, err, sizeof(err)) != 0) {
+		finish(jb, "failed", err);
+		goto out;
+	}
 	if ((p = prov_plan_build(&f, &s, err, sizeof(err))) == NULL) {
 		finish(jb, "failed", err);
 		goto out;
