@@ -445,6 +445,11 @@ job_add(struct job *jb)
 	}
 	if (rdma)
 		jb->st->manual[0] = '\0';
+	if (jb->jobs->ops.provisioned != NULL) {
+		struct prov_target t = { jb->st->host, jb->st->port, jb->st->user, jb->st->key_file,
+			jb->st->fingerprint, 0 };
+		jb->jobs->ops.provisioned(jb->jobs->ops.ctx, jb->st->node, &t, jb->st->fingerprint);
+	}
 	finish(jb, "ready", NULL);
 out:
 	if (tid[0] != '\0')

@@ -41,6 +41,12 @@ struct prov_session_ops {
 	int (*run)(void *sess, const char *cmd, const void *in, size_t inlen, int timeout_s,
 	    struct prov_output *o, char *err, size_t errlen);
 	void (*close)(void *sess);
+	/*
+	 * After a node add is ready (may be NULL): keep how node was reached
+	 * (t, host key fp) where other SSH actions (OS updates) find it.
+	 */
+	void (*provisioned)(void *ctx, const char *node, const struct prov_target *t,
+	    const char *fp);
 };
 
 struct prov_jobs_config {
