@@ -170,7 +170,7 @@ swap_value(const char *s, const char *key, int64_t *bytes)
 	const char *v = strstr(s, key), *end;
 	double x, mult;
 
-	if (v == NULL || dp_parse_decimal(v + strlen(key), &x, &end) == -1)
+	if (v == NULL || proto_parse_decimal(v + strlen(key), &x, &end) == -1)
 		return -1;
 	switch (*end) {
 	case 'K':

@@ -136,7 +136,7 @@ milliwatts(const char *s, double *watts)
 	double mw;
 
 	s += strspn(s, " \t");
-	if (dp_parse_decimal(s, &mw, &end) == -1 || strcmp(end, " mW") != 0)
+	if (proto_parse_decimal(s, &mw, &end) == -1 || strcmp(end, " mW") != 0)
 		return -1;
 	if (mw / 1000.0 > REPORT_WATTS_MAX)
 		return -1;

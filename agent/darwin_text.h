@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "darwin_parse.h"
+#include "decimal.h"
 
 #define DP_LINE_MAX 1024
 
@@ -28,7 +29,5 @@ char *dp_trim(char *s);
 int dp_parse_count(const char *s, int64_t *v);
 /* Leading digits of s (at most 18) into *v; *end past them. */
 int dp_parse_digits(const char *s, int64_t *v, const char **end);
-/* A plain decimal ("2048.00"): no sign, exponent or "inf"; *end past it. */
-int dp_parse_decimal(const char *s, double *v, const char **end);
 
 #endif

@@ -343,6 +343,7 @@ admit(struct api_server *s, struct request *r, const char *url, const char *meth
 	r->token = auth_bearer(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
 	    MHD_HTTP_HEADER_AUTHORIZATION));
 	if ((st = authorize(s->c, r->rt, r, &msg)) != 0) {
+		atomic_fetch_add(&s->c->ctr.requests, 1);
 		if (r->rt->access == AGENT_NODE || r->rt->access == AGENT_BOOTSTRAP)
 			atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
 		return send_error(r->conn, st, msg, NULL);

@@ -183,6 +183,11 @@ lc_on_command(const struct lc_node *n, enum lc_command cmd, const char *reason, 
 		transition(n, out, NODE_READY, "");
 		return 0;
 	case LC_DOWN:
+		/* down -> uncordon -> ready would skip the acceptance */
+		if (n->state == NODE_PENDING) {
+			snprintf(err, errlen, "the node is pending: accept it or remove it");
+			return -1;
+		}
 		transition(n, out, NODE_DOWN, reason);
 		out->changed = 1;
 		if (out->what[0] == '\0')

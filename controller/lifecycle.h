@@ -12,7 +12,7 @@
  *   cordon    ready, unreachable, draining, cordoned -> cordoned (reason required)
  *   uncordon  cordoned or down -> ready, only with a fresh healthy report;
  *             clears the unexpected-reboot flag (the operator has seen it)
- *   down      any -> down (reason required)
+ *   down      any but pending -> down (reason required)
  *   accept    pending -> ready at once with a fresh healthy report, else the
  *             node is marked accepted and stays pending until one comes
  *   report    pending and accepted -> ready on a healthy report; a pending

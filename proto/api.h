@@ -26,6 +26,17 @@
  *   POST   /v1/clusters/{name}/nodes       admin   {"nodes":["mac1",...]} -> api_cluster
  *   POST   /v1/clusters/{name}/allow       admin   {"serials":["H9X..",...]} -> api_cluster
  *   POST   /v1/clusters/{name}/disallow    admin   {"serials":["H9X..",...]} -> api_cluster
+ *   GET    /v1/clusters/{name}/wiring      viewer  the wiring check (proto/wiring_json.h)
+ *   GET    /v1/clusters/{name}/wiring/plan viewer  the expected wiring: {"cluster",
+ *                                                  "topology", "links", "dot"}
+ *   PUT    /v1/clusters/{name}/wiring/plan admin   {"topology":"mesh"|"ring"} or
+ *                                                  {"topology":"plan","dot":"..."} or
+ *                                                  {"topology":"plan","links":[...]}
+ *                                                  -> the stored plan
+ *   POST   /v1/clusters/{name}/wiring/plan?topology=mesh|ring[&save=1]
+ *                                          admin   a proposed cabling plan (stored
+ *                                                  with save=1); 409 with the reason
+ *                                                  when it cannot be done
  *
  * Enrolment: a bootstrap token's enrolment leaves the node pending (a new
  * node, or a pending re-enrolment of a known one, whose node token reports

@@ -20,6 +20,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "decimal.h"
+
 #define PEER_DEPTH_MAX 8	/* hubs nest _items; deeper is not a cable peer */
 #define WHERE_MAX 48	/* "SPThunderboltDataType[15]" and the like */
 
@@ -124,38 +126,6 @@ get_num(const cJSON *obj, const char *key, double min, double max, double *dst,
 	*dst = v;
 }
 
-/*
- * A plain decimal ("80", "0.5"): no sign, no exponent, no "inf".  Sets *end
- * past it.  Returns -1 when s does not start with one.
- */
-static int
-parse_decimal(const char *s, double *v, const char **end)
-{
-	const char *p = s;
-	char buf[32];
-	size_t n;
-
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (p == s)
-		return -1;
-	if (*p == '.') {
-		const char *frac = ++p;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (p == frac)
-			return -1;
-	}
-	n = (size_t)(p - s);
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*v = strtod(buf, NULL);
-	*end = p;
-	return 0;
-}
-
 /* s is exactly word, give or take surrounding blanks. */
 static int
 is_word(const char *s, const char *word)
@@ -185,7 +155,7 @@ parse_speed(const char *s, double *gbps)
 		*gbps = NAN;
 		return 0;
 	}
-	if (parse_decimal(s, &v, &end) == -1 || !is_word(end, "Gb/s"))
+	if (proto_parse_decimal(s, &v, &end) == -1 || !is_word(end, "Gb/s"))
 		return -1;
 	if (v <= 0 || v > REPORT_SPEED_GBPS_MAX)
 		return -1;
@@ -204,7 +174,7 @@ parse_size(const char *s, int64_t *bytes)
 	const char *end;
 	double v;
 
-	if (parse_decimal(s, &v, &end) == -1)
+	if (proto_parse_decimal(s, &v, &end) == -1)
 		return -1;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (!is_word(end, units[i].unit))

@@ -196,6 +196,12 @@ test_pending_stays_pending(void **state)
 	assert_int_equal(res.state, NODE_PENDING);
 	lc_on_tick(&n, 1e6, 30, &res);
 	assert_int_equal(res.state, NODE_PENDING);
+	/* nor by an operator's command but accept: down then uncordon would be ready */
+	char err[128];
+	assert_int_equal(lc_on_command(&n, LC_DOWN, "x", 110, 30, &res, err, sizeof(err)), -1);
+	assert_string_equal(err, "the node is pending: accept it or remove it");
+	assert_int_equal(lc_on_command(&n, LC_CORDON, "x", 110, 30, &res, err, sizeof(err)), -1);
+	assert_int_equal(lc_on_command(&n, LC_UNCORDON, "", 110, 30, &res, err, sizeof(err)), -1);
 }
 
 static void
