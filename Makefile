@@ -4,7 +4,7 @@
 #   make check           install missing dependencies, build, run every test
 #   make bench           run the benchmarks under tests/bench/
 #   make demo            build and start a simulated cluster
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (the dashboard in $(DATADIR)/web)
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
 # Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
@@ -25,7 +25,7 @@ VERSION := 0.1.0
 UNAME_S := $(shell uname -s)
 
 AGENT_PKGS := libmicrohttpd libcurl libcjson
-CONTROLLER_PKGS := libmicrohttpd libcjson sqlite3 gnutls
+CONTROLLER_PKGS := libmicrohttpd libcjson sqlite3 gnutls libssh
 CTL_PKGS := libcurl libcjson
 TEST_PKGS := cmocka
 ALL_PKGS := $(sort $(AGENT_PKGS) $(CONTROLLER_PKGS) $(CTL_PKGS) $(TEST_PKGS))
@@ -50,7 +50,7 @@ endif
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -DTBMESH_DATADIR='"$(DATADIR)"' -Iproto -Iagent -Icontroller \
 	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
@@ -72,6 +72,9 @@ CTL_OBJ := $(CTL_SRC:%.c=$(B)/%.o)
 CONTROLLER_OBJ := $(CONTROLLER_SRC:%.c=$(B)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
+WEB_FILES := $(sort $(wildcard web/*.html web/*.css))
+WEB_JS := $(sort $(wildcard web/js/*.js))
+
 PROGRAMS := $(B)/tbagentd
 ifneq ($(wildcard controller/tbcontrollerd.c),)
 PROGRAMS += $(B)/tbcontrollerd
@@ -84,7 +87,7 @@ LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 .PHONY: all check unit integration bench demo deps install uninstall clean distclean
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
-	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench
+	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench $(B)/tests/bench/placebench
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -123,6 +126,9 @@ $(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
 $(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl libcjson) -lm
 
+$(B)/tests/bench/placebench: $(B)/tests/bench/placebench.o $(B)/libcontroller.a $(B)/libproto.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONTROLLER_LIBS)
+
 $(B)/tests/bench/bare204: $(B)/tests/bench/bare204.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libmicrohttpd) -lpthread
 
@@ -160,6 +166,10 @@ install: $(PROGRAMS)
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
 	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
+	install -d $(DESTDIR)$(DATADIR)/web/js
+	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
+	install -m 0644 $(WEB_JS) $(DESTDIR)$(DATADIR)/web/js/
+	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
@@ -167,6 +177,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
 	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(WEB_FILES) $(WEB_JS))
+	-rmdir $(DESTDIR)$(DATADIR)/web/js $(DESTDIR)$(DATADIR)/web 2>/dev/null
+	rm -f $(DESTDIR)$(DATADIR)/catalog.json
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 
 clean:

@@ -73,6 +73,7 @@ void api_node_remove(struct api_req *rq, struct api_resp *rs);
 void api_node_cordon(struct api_req *rq, struct api_resp *rs);
 void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
 void api_node_down(struct api_req *rq, struct api_resp *rs);
+void api_node_samples(struct api_req *rq, struct api_resp *rs);
 void api_node_accept(struct api_req *rq, struct api_resp *rs);
 void api_cluster_allow(struct api_req *rq, struct api_resp *rs);
 void api_cluster_disallow(struct api_req *rq, struct api_resp *rs);
@@ -90,5 +91,25 @@ void api_wiring_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_put(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs);
+void api_models_list(struct api_req *rq, struct api_resp *rs);
+void api_models_add(struct api_req *rq, struct api_resp *rs);
+void api_placements_plan(struct api_req *rq, struct api_resp *rs);
+void api_placements_create(struct api_req *rq, struct api_resp *rs);
+void api_placements_list(struct api_req *rq, struct api_resp *rs);
+void api_placement_show(struct api_req *rq, struct api_resp *rs);
+void api_placement_remove(struct api_req *rq, struct api_resp *rs);
+void api_placement_replan(struct api_req *rq, struct api_resp *rs);
+/* api_rollouts.c: SSH access, credentials, OS update campaigns */
+void api_node_ssh_set(struct api_req *rq, struct api_resp *rs);
+void api_node_ssh_get(struct api_req *rq, struct api_resp *rs);
+void api_node_trust(struct api_req *rq, struct api_resp *rs);
+void api_credentials_set(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_start(struct api_req *rq, struct api_resp *rs);
+void api_rollouts_list(struct api_req *rq, struct api_resp *rs);
+void api_rollout_show(struct api_req *rq, struct api_resp *rs);
+void api_rollout_pause(struct api_req *rq, struct api_resp *rs);
+void api_rollout_resume(struct api_req *rq, struct api_resp *rs);
+void api_rollout_abort(struct api_req *rq, struct api_resp *rs);
+void api_rollout_retry(struct api_req *rq, struct api_resp *rs);
 
 #endif

@@ -1,14 +1,23 @@
 /*
- * Static files of the dashboard under web_root: GET only, "/" is
- * index.html, paths limited to [A-Za-z0-9._/-] without "..", a content
- * type by extension, and cache headers (index.html revalidates; the rest is
- * kept five minutes).
+ * Static files of the dashboard under web_root: GET and HEAD only, "/" is
+ * index.html, paths limited to [A-Za-z0-9._/-] without "..", "//" or a
+ * leading "." in a segment (so no way out of web_root and no hidden file), a
+ * content type by extension, 404 (JSON, as the API's) for anything else.
+ *
+ * Caching: the files are not fingerprinted (no build step), so every answer
+ * says "Cache-Control: no-cache" (a browser keeps the file and asks again
+ * each time) with an ETag (inode, size and modification time) and a
+ * Last-Modified; a request whose If-None-Match matches, or whose
+ * If-Modified-Since is not older than the file, gets 304 without a body.
+ * An upgrade (make install) is therefore seen at the next load, and an
+ * unchanged page costs one small request per file.
  */
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #if MHD_VERSION < 0x00097002
@@ -32,6 +41,7 @@ content_type(const char *path)
 		{ ".png", "image/png" },
 		{ ".json", "application/json" },
 		{ ".ico", "image/x-icon" },
+		{ ".txt", "text/plain; charset=utf-8" },
 	};
 	const char *dot = strrchr(path, '.');
 
@@ -44,7 +54,8 @@ content_type(const char *path)
 static int
 safe_path(const char *url)
 {
-	if (url[0] != '/' || strstr(url, "..") != NULL || strstr(url, "//") != NULL)
+	if (url[0] != '/' || strstr(url, "..") != NULL || strstr(url, "//") != NULL ||
+	    strstr(url, "/.") != NULL)
 		return 0;
 	for (const char *p = url; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -53,11 +64,77 @@ safe_path(const char *url)
 	return 1;
 }
 
+/* The HTTP date of t (RFC 9110 IMF-fixdate) into buf (at least 32 bytes). */
+static void
+http_date(time_t t, char *buf, size_t n)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
+/* Parse an IMF-fixdate; -1 when it is not one. */
+static time_t
+parse_http_date(const char *s)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	char mon[4];
+	struct tm tm = { 0 };
+
+	if (s == NULL || sscanf(s, "%*3s, %d %3s %d %d:%d:%d GMT", &tm.tm_mday, mon, &tm.tm_year,
+	    &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return -1;
+	mon[3] = '\0';
+	const char *m = strstr(months, mon);
+	if (m == NULL || (m - months) % 3 != 0)
+		return -1;
+	tm.tm_mon = (int)((m - months) / 3);
+	tm.tm_year -= 1900;
+	return timegm(&tm);
+}
+
+/* Does the request already hold this version of the file? */
+static int
+not_modified(struct MHD_Connection *conn, const char *etag, time_t mtime)
+{
+	const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH);
+	const char *ims = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_MODIFIED_SINCE);
+
+	if (inm != NULL)
+		return strstr(inm, etag) != NULL || strcmp(inm, "*") == 0;
+	time_t since = parse_http_date(ims);
+	return since != -1 && mtime <= since;
+}
+
+static MHD_RESULT
+queue(struct MHD_Connection *conn, struct MHD_Response *r, unsigned int status,
+    const char *ctype, const char *etag, const char *lastmod)
+{
+	if (ctype != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_RESULT ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
+ * Serve url from root when it names a regular file there: *handled = 1 and
+ * the result of queueing the answer.  Otherwise *handled = 0 and the caller
+ * answers (404).
+ */
 int
 api_static(struct MHD_Connection *conn, const char *root, const char *url, int *handled)
 {
-	char path[1024];
+	char path[1024], etag[80], lastmod[40];
 	struct stat st;
+	struct MHD_Response *r;
 	int fd;
 
 	*handled = 0;
@@ -72,17 +149,20 @@ api_static(struct MHD_Connection *conn, const char *root, const char *url, int *
 		close(fd);
 		return MHD_NO;
 	}
-	struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
-	if (r == NULL) {
+	snprintf(etag, sizeof(etag), "\"%llx-%llx-%llx\"", (unsigned long long)st.st_ino,
+	    (unsigned long long)st.st_size, (unsigned long long)st.st_mtime);
+	http_date(st.st_mtime, lastmod, sizeof(lastmod));
+	if (not_modified(conn, etag, st.st_mtime)) {
+		close(fd);
+		if ((r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT)) == NULL)
+			return MHD_NO;
+		*handled = 1;
+		return queue(conn, r, MHD_HTTP_NOT_MODIFIED, NULL, etag, lastmod);
+	}
+	if ((r = MHD_create_response_from_fd((uint64_t)st.st_size, fd)) == NULL) {
 		close(fd);
 		return MHD_NO;
 	}
 	*handled = 1;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type(rel));
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
-	    strcmp(rel, "/index.html") == 0 ? "no-cache" : "public, max-age=300");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_RESULT ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue(conn, r, MHD_HTTP_OK, content_type(rel), etag, lastmod);
 }

@@ -158,6 +158,8 @@ api_wiring_plan_put(struct api_req *rq, struct api_resp *rs)
 			api_error(rs, 400, "give the plan as links or as dot, not both");
 			goto out;
 		}
+		free(doc.links);      /* an empty "links": [] */
+		doc.links = NULL;
 		if (wiring_dot_parse(doc.dot, strlen(doc.dot), &doc.links, &doc.n_links, err,
 		    sizeof(err)) == -1) {
 			api_error(rs, 400, "dot: %s", err);

@@ -41,11 +41,25 @@ enum ctl_opt {
 	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
 	CTL_OPT_TOPOLOGY = 1 << 9,
 	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
-	CTL_OPT_USER = 1 << 11,        /* node add: --user, --key, --port */
-	CTL_OPT_FINGERPRINT = 1 << 12, /* node add: --fingerprint, --accept-new */
-	CTL_OPT_DRY_RUN = 1 << 13,     /* a flag: --dry-run */
-	CTL_OPT_AGENT = 1 << 14,       /* node add: --agent-binary, --wired-limit-mb, --name */
-	CTL_OPT_NETWORK = 1 << 15,     /* a flag: --network */
+	CTL_OPT_HOST = 1 << 11,
+	CTL_OPT_PORT = 1 << 12,
+	CTL_OPT_USER = 1 << 13,
+	CTL_OPT_FINGERPRINT = 1 << 14,
+	CTL_OPT_PASSWORD_FILE = 1 << 15,
+	CTL_OPT_TARGET = 1 << 16,
+	CTL_OPT_MODE = 1 << 17,
+	CTL_OPT_MAX_UNAVAILABLE = 1 << 18,
+	CTL_OPT_WINDOW = 1 << 19,
+	CTL_OPT_DRY_RUN = 1 << 20,     /* a flag: --dry-run */
+	CTL_OPT_STRATEGY = 1 << 21,  /* placement's, from bit 21 */
+	CTL_OPT_CONTEXT = 1 << 22,
+	CTL_OPT_NODES = 1 << 23,
+	CTL_OPT_HOSTFILE = 1 << 24,
+	CTL_OPT_APPLY = 1 << 25,     /* a flag: --apply */
+	CTL_OPT_KEY = 1 << 26,         /* node add: --key */
+	CTL_OPT_ACCEPT_NEW = 1 << 27,  /* node add: a flag, --accept-new */
+	CTL_OPT_AGENT = 1 << 28,       /* node add: --agent-binary, --wired-limit-mb, --name */
+	CTL_OPT_NETWORK = 1 << 29,     /* a flag: --network */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -83,6 +97,13 @@ struct ctl_args {
 	int accept;
 	const char *topology;
 	int save;
+	const char *strategy;
+	const char *context;
+	const char *nodes;
+	const char *hostfile;
+	int apply;
+	const char *host, *password_file;
+	const char *target, *mode, *max_unavailable, *window;
 	int json;
 	int help;
 };
@@ -243,7 +264,24 @@ int ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *st
 /* 1 when status state has ended (not "running" nor "waiting"). */
 int ctl_prov_ended(const char *state);
 
-/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c). */
+
+/* ctl_place.c: what tbctl place, placements and models print. */
+struct plan;
+struct plan_request;
+struct catalog_model;
+/*
+ * tbctl place's arguments into a request: MODEL, --cluster, --strategy,
+ * --context, --nodes a,b,c.  0, or -1 with a message for a usage error.
+ */
+int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
+    size_t errlen);
+/* The plan for people; hostfile: the file it was written to (NULL: none). */
+int ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile);
+int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
+int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
+
+/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c,
+ * ctl_place.c). */
 int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
 int ctl_node_show(struct ctl_client *, const struct ctl_args *);
 int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
@@ -273,5 +311,36 @@ struct wiring_result;
 struct wiring_plan_doc;
 int ctl_wiring_print(FILE *f, const struct wiring_result *r);
 int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
+int ctl_models_list(struct ctl_client *, const struct ctl_args *);
+int ctl_models_add(struct ctl_client *, const struct ctl_args *);
+int ctl_place(struct ctl_client *, const struct ctl_args *);
+int ctl_placements_list(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_show(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_placement_replan(struct ctl_client *, const struct ctl_args *);
+
+/* ctl_history.c: tbctl node history. */
+int ctl_node_history(struct ctl_client *, const struct ctl_args *);
+struct api_sample;
+/* The request of node history (NODE, --since default an hour ago, --limit); 0 or -1 with err. */
+int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
+    size_t errlen);
+int ctl_history_print(FILE *f, const struct api_sample *s, int n);
+/* ctl_rollout.c: SSH access, credentials, OS updates */
+int ctl_node_ssh(struct ctl_client *, const struct ctl_args *);
+int ctl_node_trust(struct ctl_client *, const struct ctl_args *);
+int ctl_credentials_set(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_start(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_status(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_pause(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_resume(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_abort(struct ctl_client *, const struct ctl_args *);
+int ctl_rollout_retry(struct ctl_client *, const struct ctl_args *);
+
+struct ro_campaign;
+/* rollout status for people: one campaign with its nodes, at time now. */
+int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
+/* The list of campaigns, newest first. */
+int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "lifecycle.h"
 #include "log.h"
+#include "placement_ctrl.h"
 
 #include <string.h>
 
@@ -57,6 +58,8 @@ ctrl_apply(struct ctrl *c, struct reg_node *n, const struct lc_result *res, doub
 		ctrl_event(c, now, actor, n->name, res->what, res->event_reason);
 	if (res->what2[0])
 		ctrl_event(c, now, actor, n->name, res->what2, res->event_reason2);
+	if (res->state != n->lc.state)
+		placement_node_lost(c, n->name, res->state, now);
 	n->lc.state = res->state;
 	n->lc.unexpected_reboot = res->unexpected_reboot;
 	n->lc.accepted = res->accepted;

@@ -15,6 +15,7 @@
 struct ingest;
 struct prov_jobs;
 struct wmon;
+struct catalog_model;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -41,7 +42,18 @@ struct ctrl {
 	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
+	struct catalog_model *models; /* the model catalog (malloc'd); guarded by inv_mu */
+	int n_models;
+	int64_t place_headroom;       /* bytes kept free on every node by placements */
 	struct ctrl_counters ctr;
+	/* SSH actions (OS updates, provisioning); strings owned by main */
+	const char *state_dir;        /* credentials/ lives under it */
+	const char *ssh_key;          /* the controller's SSH private key; NULL none */
+	const char *password_command; /* prints a password (see credentials.h); NULL none */
+	double ssh_connect_timeout;   /* seconds */
+	double ssh_command_timeout;   /* seconds, per short command */
+	double install_timeout;       /* seconds, per download or install */
+	double boot_timeout;          /* seconds a node may take to come back */
 };
 
 double ctrl_now(void);

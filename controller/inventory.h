@@ -26,7 +26,9 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "api_samples.h"
 #include "report.h"
+#include "rollout_api.h"
 
 #define INV_NOTFOUND 1
 #define INV_CONFLICT 2
@@ -168,6 +170,14 @@ int inv_report_store(struct inv *inv, const struct inv_report_in *in);
 int64_t inv_samples_prune(struct inv *inv, double before);
 /* Samples of a node ("" every node's; 0 for an unknown node), or -1. */
 int64_t inv_samples_count(struct inv *inv, const char *node);
+/*
+ * A node's samples from since on, oldest first (inventory_samples.c): each
+ * one (step 0) or the latest of each step-second interval with power
+ * averaged (step > 0); at most limit, the newest.  *out malloc'd (free it).
+ * INV_NOTFOUND for an unknown node.
+ */
+int inv_samples_list(struct inv *inv, const char *node, double since, double step, int limit,
+    struct api_sample **out, int *n);
 
 /* ---- clusters ---- */
 int inv_cluster_add(struct inv *inv, const char *name, double now);   /* INV_CONFLICT if exists */
@@ -261,5 +271,26 @@ int64_t inv_prov_last_add(struct inv *inv, const char *node);
  * ("" none): later runs expect the same key.  0, or -1.
  */
 int inv_prov_host_key(struct inv *inv, const char *host, int port, char *fp, size_t size);
+/* ---- SSH access, credential owners, OS update campaigns (inventory_rollout.c) ---- */
+/* A node's SSH address and user (keeps a pinned key); INV_NOTFOUND for no such node. */
+int inv_ssh_set(struct inv *inv, const struct ro_ssh *s);
+/* Pin fp as the node's host key; INV_NOTFOUND when it has no SSH address. */
+int inv_ssh_trust(struct inv *inv, const char *node, const char *fp, double now);
+int inv_ssh_get(struct inv *inv, const char *node, struct ro_ssh *out);
+/* The account whose password is stored for scope ("node:N", "cluster:C"). */
+int inv_cred_set(struct inv *inv, const char *scope, const char *user, double now);
+int inv_cred_get(struct inv *inv, const char *scope, char *user, size_t size);
+/* A new campaign and its nodes; sets c->id.  In a transaction or not. */
+int inv_rollout_add(struct inv *inv, struct ro_campaign *c);
+/* Store the campaign's row and every node's.  In a transaction or not. */
+int inv_rollout_save(struct inv *inv, const struct ro_campaign *c);
+int inv_rollout_get(struct inv *inv, int64_t id, struct ro_campaign *c);
+/* Campaign ids: the running ones (oldest first) or all (newest first), at most max. */
+int inv_rollout_ids(struct inv *inv, int only_running, int64_t *ids, int max, int *n);
+/* The campaign still open (running, paused, halted) on cluster, or 0 in *id. */
+int inv_rollout_open_on(struct inv *inv, const char *cluster, int64_t *id);
+/* One line of a campaign's log: phase "begin" or "end"; status -1 for none. */
+int inv_rollout_log(struct inv *inv, int64_t id, const char *node, enum ro_step step,
+    const char *phase, double t, int status, const char *output);
 
 #endif

@@ -9,9 +9,11 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 4: the tables below, and what migrations 3 and 4 add,
- * described at each).  Times are unix seconds (REAL).  NULL is "unknown" or
- * "none" everywhere: the report's NAN, REPORT_NULL_I64 and "" map to NULL.
+ * Schema (version 5: the tables below, and what migrations 3 to 5 add,
+ * described at each; node_ssh, ssh_credentials, rollouts, rollout_nodes and
+ * rollout_log of 5 also in inventory_rollout.c).  Times are unix seconds
+ * (REAL).  NULL is "unknown" or "none" everywhere: the report's NAN,
+ * REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
  * "bootstrap"); the code validates them, so a new value needs no table
  * rebuild.
@@ -43,6 +45,14 @@
  *   cluster_wiring  cluster_id -> clusters (ON DELETE CASCADE) PRIMARY KEY,
  *             topology ("mesh", "ring", "plan"), plan_dot (the plan as DOT,
  *             for "plan"), updated_at; no row: a full mesh
+ *   models    name PRIMARY KEY, json (a catalog model, validated), added_at:
+ *             the models added through POST /v1/models
+ *   placements  id INTEGER PRIMARY KEY AUTOINCREMENT (never reused), model
+ *             ("MODEL:QUANT"), cluster, strategy, state ("active" or
+ *             "degraded"), reason (why degraded), created_at, plan_json
+ *   placement_nodes  placement_id -> placements (ON DELETE CASCADE), node (a
+ *             name), bytes held there; PRIMARY KEY (placement_id, node),
+ *             indexed on node
  */
 #include "inventory_db.h"
 
@@ -149,8 +159,83 @@ static const char *const migrations[] = {
 	"  topology TEXT NOT NULL,"
 	"  plan_dot TEXT,"
 	"  updated_at REAL NOT NULL);",
+	/* 5: models added through the API (the catalog file holds
+	 * the shipped ones), placements applied, and the bytes each holds on each
+	 * of its nodes (names, not keys: a placement outlives a removed node). */
+	"CREATE TABLE models ("
+	"  name TEXT PRIMARY KEY,"
+	"  json TEXT NOT NULL,"
+	"  added_at REAL NOT NULL);"
+	"CREATE TABLE placements ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  model TEXT NOT NULL,"
+	"  cluster TEXT NOT NULL,"
+	"  strategy TEXT NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  created_at REAL NOT NULL,"
+	"  plan_json TEXT NOT NULL);"
+	"CREATE TABLE placement_nodes ("
+	"  placement_id INTEGER NOT NULL REFERENCES placements(id) ON DELETE CASCADE,"
+	"  node TEXT NOT NULL,"
+	"  bytes INTEGER NOT NULL,"
+	"  PRIMARY KEY (placement_id, node)) WITHOUT ROWID;"
+	"CREATE INDEX placement_nodes_node ON placement_nodes(node);",
+	/* 6: SSH access per node (address, user, pinned host key), who owns
+	 * each node's or cluster's update credentials (the password is kept
+	 * outside the inventory), and OS update campaigns: their nodes' steps
+	 * and a log of every step's start and end. */
+	"CREATE TABLE node_ssh ("
+	"  node TEXT PRIMARY KEY NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  port INTEGER NOT NULL,"
+	"  user TEXT NOT NULL,"
+	"  host_key TEXT,"
+	"  trusted_at REAL);"
+	"CREATE TABLE ssh_credentials ("
+	"  scope TEXT PRIMARY KEY NOT NULL,"
+	"  user TEXT NOT NULL,"
+	"  set_at REAL NOT NULL);"
+	"CREATE TABLE rollouts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  cluster TEXT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  label TEXT,"
+	"  mode TEXT NOT NULL,"
+	"  max_unavailable INTEGER NOT NULL,"
+	"  window_start INTEGER, window_end INTEGER,"
+	"  state TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  created_at REAL NOT NULL,"
+	"  updated_at REAL NOT NULL);"
+	"CREATE TABLE rollout_nodes ("
+	"  rollout_id INTEGER NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,"
+	"  ord INTEGER NOT NULL,"
+	"  node TEXT NOT NULL,"
+	"  step TEXT NOT NULL,"
+	"  running INTEGER NOT NULL DEFAULT 0,"
+	"  since REAL,"
+	"  cordoned_before INTEGER,"
+	"  cordoned_by_us INTEGER NOT NULL DEFAULT 0,"
+	"  boot_before REAL,"
+	"  wired_before INTEGER,"
+	"  links_before INTEGER,"
+	"  failed_step TEXT,"
+	"  last_line TEXT,"
+	"  reason TEXT,"
+	"  PRIMARY KEY (rollout_id, ord)) WITHOUT ROWID;"
+	"CREATE TABLE rollout_log ("
+	"  id INTEGER PRIMARY KEY,"
+	"  rollout_id INTEGER NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,"
+	"  node TEXT NOT NULL,"
+	"  step TEXT NOT NULL,"
+	"  phase TEXT NOT NULL,"
+	"  time REAL NOT NULL,"
+	"  status INTEGER,"
+	"  output TEXT);"
+	"CREATE INDEX rollout_log_rollout ON rollout_log(rollout_id, id);",
 
-	/* 5: provisioning runs (tbctl node add / node deprovision), their
+	/* 7: provisioning runs (tbctl node add / node deprovision), their
 	 * preflight lines and every step's outcome (inventory_prov.c). */
 	"CREATE TABLE provisions ("
 	"  id INTEGER PRIMARY KEY,"

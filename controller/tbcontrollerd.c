@@ -26,16 +26,24 @@
 #include "provision_job.h"
 #include "ingest.h"
 #include "lifecycle.h"
+#include "rollout_run.h"
 #include "log.h"
+#include "placement_ctrl.h"
 #include "version.h"
 
 #define DEFAULT_DB "/var/lib/tbcontrollerd/inventory.db"
 #define DEFAULT_LISTEN "127.0.0.1:9470"
 #define DEFAULT_ADMIN_TOKEN_FILE "/var/lib/tbcontrollerd/admin-token"
+#ifndef TBMESH_DATADIR
+#define TBMESH_DATADIR "/usr/local/share/tbmesh"
+#endif
+#define DEFAULT_CATALOG TBMESH_DATADIR "/catalog.json"
 
 struct config {
-	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key;
-	double unreachable_after, retention;
+	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key, *catalog;
+	char *state_dir, *ssh_key, *password_command;
+	double unreachable_after, retention, headroom_gib;
+	double ssh_timeout, ssh_command_timeout, install_timeout, boot_timeout;
 	int log_level, use_syslog, check_only;
 };
 
@@ -58,6 +66,26 @@ static const char usage[] =
 "                            a ready node with no report for this long becomes\n"
 "                            unreachable (default 30)\n"
 "  --retention SECONDS       history of samples kept (default 604800, a week)\n"
+"  --catalog FILE            the model catalog (default " DEFAULT_CATALOG ";\n"
+"                            when the default is missing, only models added\n"
+"                            with POST /v1/models are known)\n"
+"  --headroom GIB            memory placements leave free on every node\n"
+"                            (default 8)\n"
+"  --state-dir DIR           where update passwords are kept, in credentials/\n"
+"                            (mode 0700; default: the directory of --db)\n"
+"  --ssh-key FILE            the controller's SSH private key (OpenSSH format,\n"
+"                            no passphrase), for OS updates\n"
+"  --password-command CMD    print an update password instead of reading it\n"
+"                            from the state directory: run by /bin/sh with the\n"
+"                            scope (node or cluster), its name and the user as\n"
+"                            $1 $2 $3; its first line is the password\n"
+"  --ssh-timeout SECONDS     SSH connect timeout (default 10)\n"
+"  --ssh-command-timeout SECONDS\n"
+"                            per short SSH command (default 60)\n"
+"  --install-timeout SECONDS per softwareupdate download or install\n"
+"                            (default 7200)\n"
+"  --boot-timeout SECONDS    how long an updated node may take to report\n"
+"                            again with a new boot time (default 1800)\n"
 "  -f CONFIG                 configuration file (key = value; keys are the long\n"
 "                            option names)\n"
 "  -n                        check the configuration and exit\n"
@@ -85,6 +113,10 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 	else if (strcmp(key, "web-root") == 0) str = &c->web_root;
 	else if (strcmp(key, "tls-cert") == 0) str = &c->tls_cert;
 	else if (strcmp(key, "tls-key") == 0) str = &c->tls_key;
+	else if (strcmp(key, "catalog") == 0) str = &c->catalog;
+	else if (strcmp(key, "state-dir") == 0) str = &c->state_dir;
+	else if (strcmp(key, "ssh-key") == 0) str = &c->ssh_key;
+	else if (strcmp(key, "password-command") == 0) str = &c->password_command;
 	if (str != NULL) {
 		free(*str);
 		*str = strdup(v);
@@ -94,6 +126,24 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 		return conf_seconds(key, v, 1, 86400, &c->unreachable_after, err, errlen);
 	if (strcmp(key, "retention") == 0)
 		return conf_seconds(key, v, 60, 1e9, &c->retention, err, errlen);
+	if (strcmp(key, "headroom") == 0) {
+		char *end;
+		double g = strtod(v, &end);
+		if (end == v || *end != '\0' || !(g >= 0 && g <= 65536)) {
+			snprintf(err, errlen, "headroom: \"%s\" is not GiB in 0..65536", v);
+			return -1;
+		}
+		c->headroom_gib = g;
+		return 0;
+	}
+	if (strcmp(key, "ssh-timeout") == 0)
+		return conf_seconds(key, v, 1, 3600, &c->ssh_timeout, err, errlen);
+	if (strcmp(key, "ssh-command-timeout") == 0)
+		return conf_seconds(key, v, 1, 86400, &c->ssh_command_timeout, err, errlen);
+	if (strcmp(key, "install-timeout") == 0)
+		return conf_seconds(key, v, 1, 86400, &c->install_timeout, err, errlen);
+	if (strcmp(key, "boot-timeout") == 0)
+		return conf_seconds(key, v, 1, 86400, &c->boot_timeout, err, errlen);
 	if (strcmp(key, "log-level") == 0) {
 		for (int i = 0; i < 4; i++)
 			if (strcmp(v, levels[i]) == 0)
@@ -114,7 +164,16 @@ static const struct option longopts[] = {
 	{ "tls-key", required_argument, NULL, 1 },
 	{ "unreachable-after", required_argument, NULL, 1 },
 	{ "retention", required_argument, NULL, 1 },
+	{ "state-dir", required_argument, NULL, 1 },
+	{ "ssh-key", required_argument, NULL, 1 },
+	{ "password-command", required_argument, NULL, 1 },
+	{ "ssh-timeout", required_argument, NULL, 1 },
+	{ "ssh-command-timeout", required_argument, NULL, 1 },
+	{ "install-timeout", required_argument, NULL, 1 },
+	{ "boot-timeout", required_argument, NULL, 1 },
 	{ "log-level", required_argument, NULL, 1 },
+	{ "catalog", required_argument, NULL, 1 },
+	{ "headroom", required_argument, NULL, 1 },
 	{ "syslog", no_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +188,11 @@ load_config(struct config *c, int argc, char **argv, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	c->unreachable_after = 30;
 	c->retention = 604800;
+	c->headroom_gib = 8;
+	c->ssh_timeout = 10;
+	c->ssh_command_timeout = 60;
+	c->install_timeout = 7200;
+	c->boot_timeout = 1800;
 	c->log_level = LOG_LVL_INFO;
 	opterr = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -174,6 +238,16 @@ validate_config(struct config *c, char *err, size_t errlen)
 		return -1;
 	if (conf_split_hostport(c->listen, host, sizeof(host), &port, err, errlen) == -1)
 		return -1;
+	if (c->state_dir == NULL) {
+		const char *slash = strrchr(c->db, '/');
+		size_t len = slash == NULL ? 0 : slash == c->db ? 1 : (size_t)(slash - c->db);
+		if ((c->state_dir = len == 0 ? strdup(".") : strndup(c->db, len)) == NULL)
+			return -1;
+	}
+	if (c->ssh_key != NULL && access(c->ssh_key, R_OK) == -1) {
+		snprintf(err, errlen, "ssh-key: %s: %s", c->ssh_key, strerror(errno));
+		return -1;
+	}
 	if ((c->tls_cert == NULL) != (c->tls_key == NULL)) {
 		snprintf(err, errlen, "--tls-cert and --tls-key go together");
 		return -1;
@@ -200,6 +274,10 @@ free_config(struct config *c)
 	free(c->web_root);
 	free(c->tls_cert);
 	free(c->tls_key);
+	free(c->catalog);
+	free(c->state_dir);
+	free(c->ssh_key);
+	free(c->password_command);
 }
 
 /* Make path's directory entry durable: fsync the directory that holds it. */
@@ -468,7 +546,11 @@ static int
 serve(struct config *cfg, int argc, char **argv)
 {
 	struct ctrl c = { .inv_mu = PTHREAD_MUTEX_INITIALIZER,
-		.unreachable_after = cfg->unreachable_after, .retention = cfg->retention };
+		.unreachable_after = cfg->unreachable_after, .retention = cfg->retention,
+		.state_dir = cfg->state_dir, .ssh_key = cfg->ssh_key,
+		.password_command = cfg->password_command, .ssh_connect_timeout = cfg->ssh_timeout,
+		.ssh_command_timeout = cfg->ssh_command_timeout,
+		.install_timeout = cfg->install_timeout, .boot_timeout = cfg->boot_timeout };
 	struct api_tls tls = { cfg->tls_cert, cfg->tls_key };
 	char err[512], host[256];
 	int port;
@@ -484,6 +566,10 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("cannot start: the inventory could not be read");
 	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
 		log_warnx("provisioning runs cut short by the last stop are marked failed");
+	c.place_headroom = (int64_t)(cfg->headroom_gib * (1 << 30));
+	if (placement_catalog_load(&c, cfg->catalog ? cfg->catalog : DEFAULT_CATALOG,
+	    cfg->catalog != NULL, err, sizeof(err)) == -1)
+		fatalx("%s", err);
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");
 	if ((c.wmon = wmon_new(&c)) == NULL || wmon_start(c.wmon) == -1)
@@ -495,8 +581,12 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("%s", err);
 	log_info("listening on %s:%d (%s)", host, api_port(api), cfg->tls_cert ? "https" : "http");
 	pthread_create(&tick, NULL, ticker, &c);
+	struct rollout_runner *runner = rollout_runner_start(&c, &rollout_adapters_builtin);
+	if (runner == NULL)
+		fatalx("cannot start the rollout runner");
 	wait_for_signal(argc, argv);
 	log_info("stopping");
+	rollout_runner_stop(runner);
 	/* no new connections; store and answer every queued report (this resumes
 	 * their suspended connections); only then stop the server */
 	api_quiesce(api);
@@ -510,6 +600,7 @@ serve(struct config *cfg, int argc, char **argv)
 	ckpt_stop(ckpt);
 	registry_free(c.reg);
 	inv_close(c.inv);
+	free(c.models);
 	return 0;
 }
 

@@ -31,6 +31,13 @@ static const struct ctl_cmd commands[] = {
 	  "Thunderbolt ports and peers, bridge, RDMA, memory, power, temperatures\n"
 	  "and collection errors.\n",
 	  0, 1, 1, ctl_node_show },
+	{ "node history", "NODE [--since TIME] [--limit N]",
+	  "Show a node's samples, oldest first: memory used/total, power and the\n"
+	  "negotiated speed of each Thunderbolt port, as stored from its reports.\n"
+	  "  --since TIME      from this time (unix seconds, 2025-11-22T03:40:01Z) or\n"
+	  "                    this long ago (10m, 2h); default 1h\n"
+	  "  --limit N         at most N samples, the newest (default and most 10000)\n",
+	  CTL_OPT_SINCE | CTL_OPT_LIMIT, 1, 1, ctl_node_history },
 	{ "node cordon", "NODE --reason TEXT",
 	  "Stop new placements on a node.\n"
 	  "  --reason TEXT     why (required; kept in the event log)\n",
@@ -70,8 +77,8 @@ static const struct ctl_cmd commands[] = {
 	  "                    host (default: the controller's configured copy)\n"
 	  "  --wired-limit-mb N  GPU wired limit, set at every boot (0: default)\n"
 	  "  --dry-run         print every command, change nothing\n",
-	  CTL_OPT_USER | CTL_OPT_CLUSTER | CTL_OPT_FINGERPRINT | CTL_OPT_AGENT |
-	  CTL_OPT_DRY_RUN, 1, 1, ctl_node_add },
+	  CTL_OPT_USER | CTL_OPT_KEY | CTL_OPT_PORT | CTL_OPT_CLUSTER | CTL_OPT_FINGERPRINT |
+	  CTL_OPT_ACCEPT_NEW | CTL_OPT_AGENT | CTL_OPT_DRY_RUN, 1, 1, ctl_node_add },
 	{ "node deprovision", "NODE [--network] [--dry-run]",
 	  "Take tbmesh off a provisioned Mac over SSH.\n"
 	  "Stops and removes tbagentd, its LaunchDaemon, config and state, and the\n"
@@ -90,6 +97,69 @@ static const struct ctl_cmd commands[] = {
 	  "node's latest.\n"
 	  "  --reason TEXT     why (optional; kept in the event log)\n",
 	  CTL_OPT_REASON, 1, 1, ctl_node_accept },
+	{ "node ssh", "NODE --host HOST [--port N] --user USER",
+	  "Tell the controller how to reach a node over SSH (OS updates).\n"
+	  "The controller logs in with its --ssh-key; the node's host key must\n"
+	  "also be pinned with node trust.\n"
+	  "  --host HOST       address or host name\n"
+	  "  --port N          SSH port (default 22)\n"
+	  "  --user USER       the account to log in as\n",
+	  CTL_OPT_HOST | CTL_OPT_PORT | CTL_OPT_USER, 1, 1, ctl_node_ssh },
+	{ "node trust", "NODE --fingerprint SHA256:...",
+	  "Pin a node's SSH host key.\n"
+	  "The controller refuses a node whose key is unknown or has changed; the\n"
+	  "refusal shows both fingerprints.  Check the key on the node\n"
+	  "(ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub), then pin it.\n"
+	  "  --fingerprint FP  the key's SHA256 fingerprint, as ssh-keygen -l prints it\n",
+	  CTL_OPT_FINGERPRINT, 1, 1, ctl_node_trust },
+	{ "credentials set", "(NODE | --cluster C) --user U --password-file F",
+	  "Store the account that OS updates authenticate as.\n"
+	  "softwareupdate --user U --stdinpass gets the password on its standard\n"
+	  "input.  The controller keeps it outside the inventory, in a file only\n"
+	  "its user can read; it is never shown again, logged or put in an event.\n"
+	  "A node's own credentials win over its cluster's.\n"
+	  "  --cluster C       for every node of cluster C\n"
+	  "  --user U          the volume owner's account on the Mac\n"
+	  "  --password-file F its password: the first line of F\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_USER | CTL_OPT_PASSWORD_FILE, 0, 1, ctl_credentials_set },
+	{ "rollout start", "--cluster C --target VERSION --mode rolling|lockstep [options]",
+	  "Update macOS on a cluster's nodes.\n"
+	  "Per node: preflight (SSH with the pinned key, the update listed, free\n"
+	  "disk, credentials, a healthy node), cordon, drain, download, install\n"
+	  "with restart, wait for a report with a new boot time, verify (build,\n"
+	  "RDMA, links, GPU wired limit), uncordon (only if the rollout cordoned\n"
+	  "it).  Nodes at the target are skipped.  A failed step halts the\n"
+	  "rollout and leaves the node cordoned with the reason.\n"
+	  "  --cluster C             the cluster\n"
+	  "  --target VERSION        macOS version (26.3) or build (25D125)\n"
+	  "  --label L               the softwareupdate label (default: the update\n"
+	  "                          to VERSION that softwareupdate --list shows)\n"
+	  "  --mode rolling|lockstep rolling: at most --max-unavailable nodes out of\n"
+	  "                          service at once; lockstep: all nodes together\n"
+	  "  --max-unavailable N     rolling: default 1\n"
+	  "  --window HH:MM-HH:MM    start nodes only in this daily window (UTC)\n"
+	  "  --dry-run               print every step per node with the commands it\n"
+	  "                          would run; change nothing\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_TARGET | CTL_OPT_LABEL | CTL_OPT_MODE |
+	  CTL_OPT_MAX_UNAVAILABLE | CTL_OPT_WINDOW | CTL_OPT_DRY_RUN, 0, 0, ctl_rollout_start },
+	{ "rollout status", "[ID]",
+	  "Show the rollouts, or one with its nodes.\n"
+	  "Per node: its step, since when, and the last line its commands printed\n"
+	  "(or why it failed).\n",
+	  0, 0, 1, ctl_rollout_status },
+	{ "rollout pause", "[ID]",
+	  "Pause a rollout after the step under way (default: the open one).\n",
+	  0, 0, 1, ctl_rollout_pause },
+	{ "rollout resume", "[ID]",
+	  "Resume a paused rollout (default: the open one).\n",
+	  0, 0, 1, ctl_rollout_resume },
+	{ "rollout abort", "[ID]",
+	  "Stop a rollout for good (default: the open one).\n"
+	  "Nodes are left as they are: a node it cordoned stays cordoned.\n",
+	  0, 0, 1, ctl_rollout_abort },
+	{ "rollout retry", "NODE [ID]",
+	  "Run a halted rollout's failed step on NODE again, and go on.\n",
+	  0, 1, 2, ctl_rollout_retry },
 	{ "token create", "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT] "
 	  "[--accept]",
 	  "Create a token; print it alone on stdout.\n"
@@ -171,6 +241,53 @@ static const struct ctl_cmd commands[] = {
 	{ "wiring expect", "CLUSTER mesh|ring",
 	  "Expect a full mesh or a ring on any receptacles (drops a plan).\n",
 	  0, 2, 2, ctl_wiring_expect },
+	{ "models", "",
+	  "List the model catalog.\n"
+	  "PARAMS and ACTIVE are total and active parameters, ATTENTION the kind\n"
+	  "(MLA or GQA) with attention/KV heads, KV/TOKEN the KV cache per token,\n"
+	  "TENSOR whether tensor sharding is supported, VARIANTS the sizes of the\n"
+	  "weights per quantisation.  --json has every number's source.\n",
+	  0, 0, 0, ctl_models_list },
+	{ "models add", "FILE",
+	  "Add a model to the catalog from a JSON file.\n"
+	  "FILE holds one model object, in the shape of one entry of\n"
+	  "tbctl models --json; it is checked here and by the controller.\n",
+	  0, 1, 1, ctl_models_add },
+	{ "place", "MODEL [--cluster C] [--strategy S] [--context N] [--nodes a,b,c] "
+	  "[--hostfile FILE] [--apply]",
+	  "Plan where a model runs; with --apply, record the placement.\n"
+	  "MODEL is NAME:QUANT from tbctl models (deepseek-v3.1:4bit).  Prints the\n"
+	  "ranks (layers, weights, KV cache, total, usable memory, free after), the\n"
+	  "decode estimate of each strategy, and the mlx.launch command.\n"
+	  "  --cluster C        the cluster (default: the only one)\n"
+	  "  --strategy S       auto (default: the fastest that fits), tensor,\n"
+	  "                     pipeline or single\n"
+	  "  --context N        tokens of KV cache per sequence (default 8192)\n"
+	  "  --nodes a,b,c      use exactly these nodes (default: the smallest set of\n"
+	  "                     the cluster's ready nodes that fits)\n"
+	  "  --hostfile FILE    write the mlx.launch hostfile to FILE\n"
+	  "  --apply            record it: its memory is held on its nodes\n",
+	  CTL_OPT_CLUSTER | CTL_OPT_STRATEGY | CTL_OPT_CONTEXT | CTL_OPT_NODES |
+	  CTL_OPT_HOSTFILE | CTL_OPT_APPLY, 1, 1, ctl_place },
+	{ "placements", "",
+	  "List the placements applied.\n"
+	  "STATE is active, or degraded when one of its nodes became unreachable,\n"
+	  "down or cordoned (tbctl placement replan ID proposes another).\n",
+	  0, 0, 0, ctl_placements_list },
+	{ "placement show", "ID [--hostfile FILE]",
+	  "Show a placement: its ranks, estimate, hostfile and launch command.\n"
+	  "  --hostfile FILE    write its mlx.launch hostfile to FILE\n",
+	  CTL_OPT_HOSTFILE, 1, 1, ctl_placement_show },
+	{ "placement remove", "ID",
+	  "Remove a placement; the memory it held is free again.\n",
+	  0, 1, 1, ctl_placement_remove },
+	{ "placement replan", "ID [--hostfile FILE]",
+	  "Propose a new plan for a placement's model on what is left.\n"
+	  "Nodes that are not ready are left out and the placement's own memory is\n"
+	  "counted as free.  Nothing is recorded: apply the proposal with tbctl\n"
+	  "place --apply, then remove the old placement.\n"
+	  "  --hostfile FILE    write the proposal's hostfile to FILE\n",
+	  CTL_OPT_HOSTFILE, 1, 1, ctl_placement_replan },
 };
 
 static const char global_usage[] =
@@ -179,6 +296,10 @@ static const char global_usage[] =
 "\n"
 "The command line of tbmesh: nodes, tokens, events, clusters and their\n"
 "wiring, over the HTTP API of tbcontrollerd.\n"
+"The command line of tbmesh: nodes, tokens, events, clusters, models and\n"
+"placements, over the HTTP API of tbcontrollerd.\n"
+"The command line of tbmesh: nodes, tokens, events, clusters and OS\n"
+"updates, over the HTTP API of tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 
@@ -200,7 +321,7 @@ static const char global_options[] =
 static void
 print_summary(FILE *f, const struct ctl_cmd *c)
 {
-	char left[96];
+	char left[160];
 
 	snprintf(left, sizeof(left), "%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	if (strlen(left) > 28)

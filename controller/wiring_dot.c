@@ -45,7 +45,7 @@ struct parser {
 	struct lexer lx;
 	struct wiring_plan_link *links;
 	int *lines;
-	int n;
+	int n, cap;
 };
 
 static int
@@ -143,6 +143,8 @@ lex_bare(struct lexer *lx)
 			return lex_fail(lx, "an id is longer than 255 characters");
 		lx->id[k++] = *lx->s++;
 	}
+	if (k == 0)               /* a lone '-' at the end */
+		return lex_fail(lx, "unexpected character '-'");
 	lx->id[k] = '\0';
 	lx->t = T_ID;
 	return 0;
@@ -280,6 +282,18 @@ add_link(struct parser *ps, const struct ends *a, const struct ends *b)
 		return fail_at(ps, b->line, "a link from %s to itself%s", a->e.node, "");
 	if (ps->n >= DOT_LINKS_MAX)
 		return fail_at(ps, b->line, "more than %s links%s", "4096", "");
+	if (ps->n == ps->cap) {
+		int cap = ps->cap ? ps->cap * 2 : 32;
+		struct wiring_plan_link *v = realloc(ps->links, (size_t)cap * sizeof(*v));
+		int *lines = v ? realloc(ps->lines, (size_t)cap * sizeof(*lines)) : NULL;
+
+		if (v != NULL)
+			ps->links = v;
+		if (lines == NULL)
+			return fail_at(ps, b->line, "out of memory%s%s", "", "");
+		ps->lines = lines;
+		ps->cap = cap;
+	}
 	for (int k = 0; k < ps->n; k++)
 		for (int s = 0; s < 2; s++) {
 			const struct wiring_end *e = &both[s]->e;
@@ -404,12 +418,6 @@ wiring_dot_parse(const char *text, size_t len, struct wiring_plan_link **out, in
 	if (memchr(text, '\0', len) != NULL) {
 		snprintf(err, errlen, "the file holds a NUL byte: not a DOT text");
 		return -1;
-	}
-	ps.links = calloc(DOT_LINKS_MAX, sizeof(*ps.links));
-	ps.lines = calloc(DOT_LINKS_MAX, sizeof(*ps.lines));
-	if (ps.links == NULL || ps.lines == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
 	}
 	if (parse_header(&ps) < 0)
 		goto fail;

@@ -3,8 +3,9 @@
 # simulated Mac Studio of the scenario (default: four M3 Ultras, two 512 GB
 # and two 256 GB, in a full Thunderbolt 5 mesh), each enrolled with its own
 # one-time, pre-approved bootstrap token (tbctl token create --accept), so
-# that they are ready without tbctl node accept.  Prints the addresses and
-# the tbctl commands to try; Ctrl-C stops everything it started.
+# that they are ready without tbctl node accept; the dashboard is served
+# from web/.  Prints the addresses, a viewer token file for the dashboard
+# and the tbctl commands to try; Ctrl-C stops everything it started.
 # DEMO_SECONDS=N stops by itself.
 # DEMO_PIDFILE=FILE: the pids of the daemons it starts are written there, one
 # a line, as they start.
@@ -64,7 +65,8 @@ wait_listen() {
 
 [ -z "${DEMO_PIDFILE:-}" ] || : >"$DEMO_PIDFILE" || exit 1
 "$B/tbcontrollerd" --db "$WORK/inventory.db" --listen 127.0.0.1:0 \
-	--admin-token-file "$WORK/admin-token" --unreachable-after 10 >"$WORK/controller.log" 2>&1 &
+	--admin-token-file "$WORK/admin-token" --unreachable-after 10 --web-root "$PWD/web" \
+	--catalog "$PWD/data/catalog.json" >"$WORK/controller.log" 2>&1 &
 started $!
 wait_listen "$WORK/controller.log" $!
 URL=http://127.0.0.1:$(port_of "$WORK/controller.log")
@@ -94,6 +96,9 @@ done
 echo "tbmesh demo: $(jq -r .description "$SCENARIO")"
 echo
 echo "Controller:  $URL   (inventory and logs in $WORK)"
+if "$B/tbctl" token create --role viewer --label "demo dashboard" >"$WORK/viewer-token"; then
+	echo "Dashboard:   $URL/   (log in with the viewer token in $WORK/viewer-token)"
+fi
 echo
 "$B/tbctl" nodes
 echo
@@ -102,10 +107,14 @@ echo "  export TBCTL_URL=$URL TBCTL_TOKEN_FILE=$WORK/admin-token"
 echo "  $B/tbctl nodes"
 echo "  $B/tbctl clusters"
 echo "  $B/tbctl node show mac1"
+echo "  $B/tbctl node history mac1 --since 5m"
 echo "  $B/tbctl node cordon mac3 --reason 'replacing a cable'"
 echo "  $B/tbctl events"
 echo "  $B/tbctl token create --ttl 1h     (an agent enrolled with it waits as"
 echo "                                  pending until: tbctl node accept NODE)"
+echo "  $B/tbctl models"
+echo "  $B/tbctl place deepseek-v3.1:4bit --hostfile /tmp/hosts.json"
+echo "  $B/tbctl place kimi-k2-thinking:4bit --strategy pipeline --apply"
 echo "  curl -s $URL/metrics"
 echo
 # sleep in the background, so that a signal is handled at once

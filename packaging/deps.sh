@@ -14,7 +14,13 @@ PKGCONFIG_MODULES="libmicrohttpd libcurl libcjson cmocka sqlite3 libssh gnutls"
 # NAME:ALT...: found when one of the commands is; reported as NAME.
 # coreutils: tests/run.sh's time limit (timeout; gtimeout from brew).
 COMMANDS="cc make pkg-config curl jq openssl promtool prometheus-node-exporter:node_exporter sqlite3
-          coreutils:timeout:gtimeout"
+          coreutils:timeout:gtimeout node npm"
+# chromium: the dashboard's browser tests and benchmark (tests/browser/),
+# driven by playwright-core from npm (installed there by npm ci).
+case "$(uname -s)" in
+Darwin) COMMANDS="$COMMANDS chromium:/Applications/Chromium.app/Contents/MacOS/Chromium" ;;
+*) COMMANDS="$COMMANDS chromium" ;;
+esac
 # ip (iproute2): only on Linux; macOS has no such command, and brew does not install it.
 case "$(uname -s)" in Linux) COMMANDS="$COMMANDS ip" ;; esac
 
@@ -54,7 +60,8 @@ as_root() {
 install_debian() {
 	pkgs="build-essential pkg-config libmicrohttpd-dev libcjson-dev libcmocka-dev
 	      libsqlite3-dev sqlite3 libssh-dev libgnutls28-dev curl jq openssl iproute2 procps
-	      prometheus prometheus-node-exporter openssh-server openssh-client"
+	      prometheus prometheus-node-exporter openssh-server openssh-client
+	      chromium nodejs npm"
 	# libcurl: keep whichever TLS flavour is there; prefer the GnuTLS one,
 	# which libmicrohttpd already loads.
 	pkg-config --exists libcurl 2>/dev/null || pkgs="$pkgs libcurl4-gnutls-dev"
@@ -72,7 +79,8 @@ install_debian() {
 install_macos() {
 	command -v brew >/dev/null 2>&1 || { echo "deps.sh: Homebrew is needed: https://brew.sh" >&2; exit 1; }
 	brew install pkg-config libmicrohttpd curl cjson cmocka sqlite libssh gnutls jq prometheus node_exporter \
-		coreutils
+		coreutils node
+	[ -x /Applications/Chromium.app/Contents/MacOS/Chromium ] || brew install --cask chromium
 }
 
 case "$(uname -s)" in

@@ -16,6 +16,7 @@
  *   POST   /v1/nodes/{name}/cordon         admin   {"reason":"..."} -> api_node
  *   POST   /v1/nodes/{name}/uncordon       admin   {} -> api_node
  *   POST   /v1/nodes/{name}/down           admin   {"reason":"..."} -> api_node
+ *   GET    /v1/nodes/{name}/samples?since=T&step=S&limit=L  viewer  (api_samples.h)
  *   POST   /v1/nodes/{name}/accept         admin   {"reason":"..."} (optional) -> api_node
  *   POST   /v1/tokens                      admin   api_token_request -> 201 api_token (+ "token")
  *   GET    /v1/tokens                      admin   {"tokens":[api_token...]} (never secrets)
@@ -37,6 +38,14 @@
  *                                          admin   a proposed cabling plan (stored
  *                                                  with save=1); 409 with the reason
  *                                                  when it cannot be done
+ *   GET    /v1/models                      viewer  {"models":[catalog model...]} (catalog.h)
+ *   POST   /v1/models                      admin   a catalog model -> 201 the model
+ *   POST   /v1/placements/plan             viewer  plan_request -> plan (plan.h); 422 no fit
+ *   POST   /v1/placements                  admin   plan_request -> 201 plan, recorded
+ *   GET    /v1/placements                  viewer  {"placements":[plan...]}
+ *   GET    /v1/placements/{id}             viewer  plan (with id, state, reason)
+ *   DELETE /v1/placements/{id}             admin   204
+ *   POST   /v1/placements/{id}/replan      viewer  {} -> plan proposed on what is left
  *
  * Enrolment: a bootstrap token's enrolment leaves the node pending (a new
  * node, or a pending re-enrolment of a known one, whose node token reports

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the test suites: unit (every cmocka binary in $B/tests) and integration
-# (every tests/integration/*.sh).  Prints each result and closes with the line
+# (every tests/integration/*.sh and tests/browser/*.sh but setup.sh).  Prints each result and closes with the line
 # "tests: N passed, N failed[, N skipped]".  Exit 1 if anything failed.
 #   tests/run.sh [unit|integration] [NAME-FILTER]
 set -u
@@ -48,8 +48,9 @@ if [ "$which" = all ] || [ "$which" = integration ]; then
 		echo "note: neither timeout nor gtimeout found (brew install coreutils):" \
 			"integration tests run without a time limit"
 	fi
-	for t in tests/integration/*.sh; do
+	for t in tests/integration/*.sh tests/browser/*.sh; do
 		[ -f "$t" ] || continue
+		[ "$t" = tests/browser/setup.sh ] && continue
 		n=$(basename "$t" .sh)
 		case "$n" in *"$filter"*) ;; *) continue ;; esac
 		run_one "integration/$n" ${limit[@]+"${limit[@]}"} bash "$t"

@@ -25,13 +25,19 @@
 #              is "not available": a message on stderr and exit 127
 #   KEY.rc     the exit status (default 0)
 # If $FAKEMAC_LOG is set, each call is appended to it as one line: NAME ARGS...
-# State changes (an OS update, a reboot) are made by rewriting these files.
+# State changes (an OS update, a reboot) are made by rewriting these files;
+# while $FAKEMAC_DIR/rebooting exists every command fails (exit 255).
 set -u
 name=$1
 shift
 dir=${FAKEMAC_DIR:?fakemac: FAKEMAC_DIR is not set}
 if [ -n "${FAKEMAC_LOG:-}" ]; then
 	echo "$name $*" >>"$FAKEMAC_LOG"
+fi
+# A simulated Mac that is restarting (tests/lib/macnode.sh) answers nothing.
+if [ -e "$dir/rebooting" ]; then
+	echo "fakemac: $name: the Mac is restarting" >&2
+	exit 255
 fi
 key=$name
 for a in "$@"; do

@@ -122,6 +122,7 @@ test_errors(void **state)
 	expect_error("graph g {\n a:1 -- b:2 ! }", "line 2: unexpected character '!'");
 	expect_error("graph g {\n <b> -- c }", "line 2: HTML-like ids (<...>) are not supported");
 	expect_error("graph g {\n -- c }", "line 2: expected a statement, found \"--\"");
+	expect_error("graph g {\n a -", "line 2: unexpected character '-'");
 	{
 		struct wiring_plan_link *v;
 		char err[128];

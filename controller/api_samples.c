@@ -1,0 +1,61 @@
+/*
+ * GET /v1/nodes/{name}/samples?since=T&step=S&limit=L: a node's history of
+ * samples (memory, power, link speeds), as api_samples.h describes; the
+ * dashboard's sparklines and `tbctl node history` read it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_samples.h"
+#include "api_server.h"
+#include "ctrl.h"
+
+#define SAMPLES_DEFAULT_SPAN 3600.0   /* since, when not given: the last hour */
+
+/* The query's number key within [lo, hi] into *out (left alone when absent). */
+static int
+query_arg_number(struct api_req *rq, struct api_resp *rs, const char *key, double lo,
+    double hi, double *out)
+{
+	const char *v = rq->query(rq->qctx, key);
+	char *end;
+
+	if (v == NULL)
+		return 0;
+	double d = strtod(v, &end);
+	if (end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
+		api_error(rs, 400, "%s: \"%s\" is not a number from %g to %g", key, v, lo, hi);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void
+api_node_samples(struct api_req *rq, struct api_resp *rs)
+{
+	double since = rq->now - SAMPLES_DEFAULT_SPAN, step = 0, limit = API_SAMPLES_MAX;
+	struct api_sample *s = NULL;
+	int n = 0;
+
+	if (query_arg_number(rq, rs, "since", 0, 1e11, &since) == -1 ||
+	    query_arg_number(rq, rs, "step", 0, 86400, &step) == -1 ||
+	    query_arg_number(rq, rs, "limit", 1, API_SAMPLES_MAX, &limit) == -1)
+		return;
+	if (!api_name_valid(rq->param)) {
+		api_error(rs, 400, "\"%s\" is not a node name", rq->param);
+		return;
+	}
+	pthread_mutex_lock(&rq->c->inv_mu);
+	int rc = inv_samples_list(rq->c->inv, rq->param, since, step, (int)limit, &s, &n);
+	pthread_mutex_unlock(&rq->c->inv_mu);
+	if (rc == INV_NOTFOUND)
+		api_error(rs, 404, "node %s: no such node", rq->param);
+	else if (rc != 0)
+		api_error(rs, 503, "the inventory is not available");
+	else
+		api_body(rs, 200, api_json_samples(rq->param, since, step, s, n));
+	free(s);
+}

@@ -1,0 +1,56 @@
+/*
+ * Placement in the controller: the catalog it serves, the planner's input
+ * built from the inventory (nodes, their latest reports, what placements
+ * hold) and the cluster's links, and placements marked degraded when one of
+ * their nodes is lost.  Functions here need inv_mu held.
+ */
+#ifndef TBMESH_PLACEMENT_CTRL_H
+#define TBMESH_PLACEMENT_CTRL_H
+
+#include <stddef.h>
+
+#include "ctrl.h"
+#include "placement.h"
+#include "plan.h"
+
+/*
+ * Load the catalog file (path; a missing file is an error only when
+ * required) and the models added through the API into c->models.
+ * 0, or -1 with the reason in err.
+ */
+int placement_catalog_load(struct ctrl *c, const char *path, int required, char *err,
+    size_t errlen);
+
+/*
+ * Plan req on its cluster at now.  except: a placement whose memory is not
+ * counted as held (replanning it), 0 none.  0 and *out filled; otherwise an HTTP
+ * status (400 bad request, 404 unknown model/cluster/node, 422 does not fit,
+ * 503 inventory) with the reason in err.
+ */
+int placement_make(struct ctrl *c, const struct plan_request *req, int64_t except,
+    double now, struct plan *out, char *err, size_t errlen);
+
+/*
+ * A node left the states that run a model (now st): mark the active
+ * placements with a rank on it degraded, with an event each.
+ */
+void placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double now);
+
+/* What the controller knows of node i of a place_input, for the links. */
+struct report;
+struct placement_seen {
+	const struct report *report;    /* the latest; NULL none */
+	enum node_state state;
+	double report_at;               /* when it arrived; NAN never */
+};
+
+/*
+ * The links between the nodes of in (in->nodes filled; seen[i] for
+ * in->nodes[i]), at now, a report older than stale_after seconds being
+ * stale: the one adapter from what the cluster reports to struct
+ * place_link.
+ */
+void placement_links_fill(struct place_input *in, const struct placement_seen *seen,
+    double now, double stale_after);
+
+#endif

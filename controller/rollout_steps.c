@@ -1,0 +1,633 @@
+/*
+ * The steps of an OS update on one node (see rollout_steps.h): preflight,
+ * cordon, drain, download, install, wait, verify, uncordon.  Each step that
+ * changes something checks the node first, so that running it again after a
+ * controller crash does no harm.
+ */
+#include "rollout_steps.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "credentials.h"
+#include "ctrl.h"
+#include "inventory.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "registry.h"
+#include "report.h"
+#include "ssh.h"
+
+static void
+fail(struct ro_step_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+fail(struct ro_step_result *res, const char *fmt, ...)
+{
+	char buf[sizeof(res->reason)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);   /* fmt's arguments may be res->reason */
+	va_end(ap);
+	memcpy(res->reason, buf, sizeof(buf));
+	res->outcome = RO_OUT_FAIL;
+	snprintf(res->last_line, sizeof(res->last_line), "%s", res->reason);
+}
+
+static void
+out_add(struct ro_step_result *res, const char *s)
+{
+	size_t n = strlen(s), room = sizeof(res->output) - 1 - res->output_len;
+
+	if (n > room)
+		n = room;
+	memcpy(res->output + res->output_len, s, n);
+	res->output_len += n;
+	res->output[res->output_len] = '\0';
+}
+
+/* Replace every occurrence of secret in s with "********". */
+static void
+scrub(char *s, const char *secret)
+{
+	size_t n = strlen(secret);
+	char *p;
+
+	if (n == 0)
+		return;
+	while ((p = strstr(s, secret)) != NULL)
+		memset(p, '*', n);
+}
+
+/* ---- SSH ---- */
+
+static struct ssh_conn *
+connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
+{
+	struct ro_ssh s;
+	char err[512];
+	int rc;
+
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_ssh_get(c->inv, node, &s);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0) {
+		fail(res, "%s has no SSH address (tbctl node ssh %s --host HOST)", node, node);
+		return NULL;
+	}
+	if (c->ssh_key == NULL) {
+		fail(res, "the controller has no SSH key (tbcontrollerd --ssh-key FILE)");
+		return NULL;
+	}
+	struct ssh_target t = { s.host, s.port, s.user, c->ssh_key, s.host_key,
+		c->ssh_connect_timeout };
+	struct ssh_conn *conn = ssh_open(&t, NULL, err, sizeof(err));
+	if (conn == NULL)
+		fail(res, "%s", err);
+	return conn;
+}
+
+/*
+ * Run cmd on the node; its output goes to res->output (the password
+ * scrubbed).  0 and *status, or -1 when the session failed (res->reason).
+ */
+static int
+run(struct ssh_conn *conn, const char *cmd, const char *in, double timeout,
+    struct ro_step_result *res, int *status, char **out)
+{
+	struct ssh_result r;
+	char err[512], line[RO_LINE_MAX + 1];
+	int rc;
+
+	out_add(res, "$ ");
+	out_add(res, cmd);
+	out_add(res, "\n");
+	rc = ssh_run(conn, cmd, in, in != NULL ? strlen(in) : 0, timeout, &r, err, sizeof(err));
+	if (rc == 0 && in != NULL) {
+		scrub(r.out, in);
+		scrub(r.err, in);
+	}
+	if (rc == 0) {
+		out_add(res, r.out);
+		out_add(res, r.err);
+		ssh_last_line(r.err[0] != '\0' && r.status != 0 ? r.err : r.out, line, sizeof(line));
+		if (line[0] != '\0')
+			snprintf(res->last_line, sizeof(res->last_line), "%s", line);
+		*status = r.timed_out ? -2 : r.status;
+		if (r.timed_out)
+			snprintf(res->reason, sizeof(res->reason), "%s: timed out after %.0f s", cmd,
+			    timeout);
+		else if (r.status != 0)
+			snprintf(res->reason, sizeof(res->reason), "%.120s: exit %d: %.120s", cmd, r.status,
+			    line[0] ? line : "no output");
+		if (out != NULL)
+			*out = r.out, r.out = NULL;
+	} else {
+		snprintf(res->reason, sizeof(res->reason), "%.250s", err);
+	}
+	ssh_result_free(&r);
+	return rc;
+}
+
+/* The value after "Key:" on a line of text, into buf. */
+static void
+field(const char *text, const char *key, char *buf, size_t size)
+{
+	const char *p = strstr(text, key);
+	size_t n;
+
+	buf[0] = '\0';
+	if (p == NULL)
+		return;
+	p += strlen(key);
+	p += strspn(p, " \t");
+	n = strcspn(p, " \t\r\n");
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), p);
+}
+
+/* The node's version and build over SSH (sw_vers); 0, or -1 (res->reason). */
+static int
+remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, char *ver,
+    char *build, size_t size)
+{
+	char *out = NULL;
+	int st = -1;
+
+	if (run(conn, "sw_vers", NULL, c->ssh_command_timeout, res, &st, &out) == -1 ||
+	    st != 0) {
+		free(out);
+		return -1;
+	}
+	field(out, "ProductVersion:", ver, size);
+	field(out, "BuildVersion:", build, size);
+	free(out);
+	if (ver[0] == '\0' || build[0] == '\0') {
+		snprintf(res->reason, sizeof(res->reason), "sw_vers printed no version and build");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- inventory and registry ---- */
+
+/* The node's latest report (malloc'd), or NULL. */
+static struct report *
+latest_report(struct ctrl *c, const char *node)
+{
+	char *json = NULL, err[256];
+	struct report *r;
+
+	pthread_mutex_lock(&c->inv_mu);
+	int rc = inv_node_report(c->inv, node, &json);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0 || json == NULL || (r = report_new()) == NULL) {
+		free(json);
+		return NULL;
+	}
+	if (report_decode(json, strlen(json), r, err, sizeof(err)) == -1) {
+		log_warnx("%s: stored report does not decode: %s", node, err);
+		free(r);
+		r = NULL;
+	}
+	free(json);
+	return r;
+}
+
+static int
+reg_node(struct ctrl *c, const char *node, struct reg_node *out)
+{
+	pthread_mutex_lock(&c->inv_mu);
+	int rc = registry_get_node(c->reg, node, out);
+	pthread_mutex_unlock(&c->inv_mu);
+	return rc;
+}
+
+/* The password and user for node (node's scope, then its cluster's). */
+static int
+credentials(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *user,
+    char *pw, size_t pwsize, struct ro_step_result *res)
+{
+	char scope[128], err[512];
+	int rc;
+
+	snprintf(scope, sizeof(scope), "node:%s", node);
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_cred_get(c->inv, scope, user, sizeof(api_name));
+	if (rc == INV_NOTFOUND) {
+		snprintf(scope, sizeof(scope), "cluster:%s", camp->cluster);
+		rc = inv_cred_get(c->inv, scope, user, sizeof(api_name));
+	}
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0) {
+		fail(res, "no update credentials for %s (tbctl credentials set %s --user U "
+		    "--password-file F, or --cluster %s)", node, node, camp->cluster);
+		return -1;
+	}
+	if (cred_load(c->state_dir, c->password_command, scope, user, pw, pwsize, err,
+	    sizeof(err)) == -1) {
+		fail(res, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the steps ---- */
+
+/*
+ * Ready or cordoned, with a fresh healthy report: 0.  A node that is
+ * unreachable or has no fresh healthy report yet (as after a controller
+ * restart) is waited for until the boot timeout: 1 (res NOT_YET).  -1 when
+ * it fails (res).
+ */
+static int
+node_healthy(struct ctrl *c, const struct ro_node *rn, struct ro_step_result *res)
+{
+	const char *node = rn->node;
+	struct reg_node n;
+	double now = ctrl_now();
+	int stale;
+
+	if (reg_node(c, node, &n) != 0) {
+		fail(res, "%s is not in the inventory", node);
+		return -1;
+	}
+	stale = isnan(n.lc.last_report_at) || now - n.lc.last_report_at > c->unreachable_after ||
+	    !n.lc.last_report_healthy;
+	if ((n.lc.state == NODE_UNREACHABLE || stale) && now - rn->since <= c->boot_timeout) {
+		res->outcome = RO_OUT_NOT_YET;
+		return 1;
+	}
+	if (n.lc.state != NODE_READY && n.lc.state != NODE_CORDONED) {
+		fail(res, "%s is %s, not ready", node, api_node_state_str(n.lc.state));
+		return -1;
+	}
+	if (stale) {
+		fail(res, "%s has no fresh healthy report", node);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+preflight_checks(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
+    struct ro_step_result *res)
+{
+	const char *node = camp->nodes[i].node;
+	char user[sizeof(api_name)], pw[CRED_PASSWORD_MAX], label[RO_LABEL_MAX + 1];
+	char *out = NULL;
+	int64_t size = -1, avail = -1;
+	int st = -1;
+
+	if (credentials(c, camp, node, user, pw, sizeof(pw), res) == -1)
+		return;
+	cred_wipe(pw, sizeof(pw));
+	if (run(conn, "softwareupdate --list", NULL, c->install_timeout, res, &st, &out) == -1 ||
+	    st != 0 || rollout_find_update(out, camp->target, camp->label, label, sizeof(label),
+	    &size, res->reason, sizeof(res->reason)) == -1) {
+		free(out);
+		fail(res, "%s", res->reason);
+		return;
+	}
+	free(out);
+	out = NULL;
+	if (camp->label[0] == '\0') {
+		snprintf(camp->label, sizeof(camp->label), "%s", label);
+		res->label_found = 1;
+	}
+	if (run(conn, "df -k /", NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
+	    rollout_df_avail(out, &avail) == -1) {
+		free(out);
+		fail(res, "cannot read the free disk space: %s", res->reason);
+		return;
+	}
+	free(out);
+	if (size > 0 && avail < size) {
+		fail(res, "free disk %.1f GiB is below the update's %.1f GiB", avail / 1048576.0,
+		    size / 1048576.0);
+		return;
+	}
+	res->outcome = RO_OUT_OK;
+}
+
+static void
+step_preflight(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign *camp,
+    int i, struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	char ver[64], build[64];
+	struct ssh_conn *conn;
+
+	if (node_healthy(c, n, res) != 0 || (conn = connect_node(c, n->node, res)) == NULL)
+		return;
+	if (remote_os(c, conn, res, ver, build, sizeof(ver)) == -1) {
+		fail(res, "%s", res->reason);
+	} else if (rollout_at_target(camp->target, ver, build)) {
+		res->outcome = RO_OUT_AT_TARGET;
+		snprintf(res->last_line, sizeof(res->last_line), "already at %s (%s)", ver, build);
+	} else {
+		preflight_checks(c, camp, i, conn, res);
+	}
+	ssh_close(conn);
+	if (res->outcome == RO_OUT_OK) {
+		struct report *r = latest_report(c, n->node);
+		char why[256];
+		n->wired_before = r != NULL ? r->memory.gpu_wired_limit_bytes : REPORT_NULL_I64;
+		n->links_before = r != NULL ? ad->links_pass(c, n->node, r, why, sizeof(why)) == 1 : -1;
+		free(r);
+	}
+}
+
+/* Apply a lifecycle command to node as the campaign; 0 or -1 (err). */
+static int
+lifecycle(struct ctrl *c, const struct ro_campaign *camp, const char *node,
+    enum lc_command cmd, const char *reason, char *err, size_t errlen)
+{
+	char actor[64];
+	struct lc_result lr;
+	struct reg_node n;
+	double now = ctrl_now();
+	int rc = -1;
+
+	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
+	if (registry_get_node(c->reg, node, &n) == -1)
+		snprintf(err, errlen, "%s is not in the inventory", node);
+	else if (lc_on_command(&n.lc, cmd, reason, now, c->unreachable_after, &lr, err,
+	    errlen) == 0)
+		rc = ctrl_apply(c, &n, &lr, now, actor);
+	return rc;
+}
+
+static void
+step_cordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	char reason[API_REASON_MAX + 1], err[256];
+	struct reg_node rn;
+	int rc = 0;
+
+	snprintf(reason, sizeof(reason), "rollout %" PRId64 ": updating to %s", camp->id,
+	    camp->target);
+	pthread_mutex_lock(&c->inv_mu);
+	if (registry_get_node(c->reg, n->node, &rn) == -1)
+		rc = -1, snprintf(err, sizeof(err), "%s is not in the inventory", n->node);
+	else if (rn.lc.state != NODE_CORDONED)
+		rc = lifecycle(c, camp, n->node, LC_CORDON, reason, err, sizeof(err));
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0) {
+		fail(res, "cannot cordon %s: %s", n->node, err);
+		return;
+	}
+	n->cordoned_by_us = n->cordoned_before == 0;
+	snprintf(res->last_line, sizeof(res->last_line), "%s", n->cordoned_before ?
+	    "was cordoned already" : "cordoned");
+	res->outcome = RO_OUT_OK;
+}
+
+static void
+step_drain(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign *camp, int i,
+    struct ro_step_result *res)
+{
+	char what[256] = "", err[256] = "";
+
+	if (ad->drain(c, camp->nodes[i].node, what, sizeof(what), err, sizeof(err)) == -1) {
+		fail(res, "drain: %s", err);
+		return;
+	}
+	snprintf(res->last_line, sizeof(res->last_line), "%s", what);
+	out_add(res, what);
+	res->outcome = RO_OUT_OK;
+}
+
+static void
+step_download(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
+{
+	char cmd[RO_CMD_MAX + 1];
+	struct ssh_conn *conn;
+	int st = -1;
+
+	if (!rollout_shell_word_ok(camp->label)) {
+		fail(res, "the label \"%s\" cannot be passed safely", camp->label);
+		return;
+	}
+	if ((conn = connect_node(c, camp->nodes[i].node, res)) == NULL)
+		return;
+	snprintf(cmd, sizeof(cmd), "softwareupdate --download '%s'", camp->label);
+	if (run(conn, cmd, NULL, c->install_timeout, res, &st, NULL) == -1 || st != 0)
+		fail(res, "%s", res->reason);
+	else
+		res->outcome = RO_OUT_OK;
+	ssh_close(conn);
+}
+
+/* Has the node already installed the target or restarted since install began? */
+static int
+install_happened(struct ctrl *c, const struct ro_campaign *camp, const struct ro_node *n,
+    const char *ver, const char *build)
+{
+	struct reg_node rn;
+
+	if (rollout_at_target(camp->target, ver, build))
+		return 1;
+	return reg_node(c, n->node, &rn) == 0 && !isnan(rn.lc.boot_time) &&
+	    !isnan(n->boot_before) && fabs(rn.lc.boot_time - n->boot_before) > 2.0;
+}
+
+static void
+install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
+    struct ro_step_result *res)
+{
+	char user[sizeof(api_name)], pw[CRED_PASSWORD_MAX + 2], cmd[RO_CMD_MAX + 1];
+	struct reg_node rn;
+	int st = -1, rc;
+
+	if (credentials(c, camp, camp->nodes[i].node, user, pw, sizeof(pw) - 1, res) == -1)
+		return;
+	if (!rollout_shell_word_ok(camp->label) || !rollout_shell_word_ok(user)) {
+		cred_wipe(pw, sizeof(pw));
+		fail(res, "the label or user cannot be passed safely");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "softwareupdate --install '%s' --restart --agree-to-license "
+	    "--no-scan --user '%s' --stdinpass", camp->label, user);
+	pthread_mutex_lock(&c->inv_mu);
+	if (registry_get_node(c->reg, camp->nodes[i].node, &rn) == 0) {
+		rn.lc.reboot_expected = 1;
+		registry_set_lc(c->reg, rn.name, &rn.lc);
+	}
+	pthread_mutex_unlock(&c->inv_mu);
+	strcat(pw, "\n");
+	rc = run(conn, cmd, pw, c->install_timeout, res, &st, NULL);
+	cred_wipe(pw, sizeof(pw));
+	/* A Mac that restarts may drop the session before the exit status. */
+	if (rc == -1 || st == -1 || st == 255)
+		res->outcome = RO_OUT_OK;
+	else if (st != 0)
+		fail(res, "%s", res->reason);
+	else
+		res->outcome = RO_OUT_OK;
+}
+
+static void
+step_install(struct ctrl *c, struct ro_campaign *camp, int i, int resumed,
+    struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	char ver[64], build[64];
+	struct ssh_conn *conn = connect_node(c, n->node, res);
+
+	if (conn == NULL || remote_os(c, conn, res, ver, build, sizeof(ver)) == -1) {
+		/* started by an earlier run: the node is restarting */
+		if (resumed) {
+			res->outcome = RO_OUT_OK;
+			snprintf(res->last_line, sizeof(res->last_line),
+			    "not answering: restarting after the install");
+		} else {
+			fail(res, "%s", res->reason);
+		}
+	} else if (install_happened(c, camp, n, ver, build)) {
+		res->outcome = RO_OUT_OK;
+		snprintf(res->last_line, sizeof(res->last_line), "already installed (%s %s)", ver,
+		    build);
+	} else {
+		install_run(c, camp, i, conn, res);
+	}
+	ssh_close(conn);
+}
+
+static void
+step_wait(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	struct reg_node rn;
+	double now = ctrl_now();
+
+	if (reg_node(c, n->node, &rn) == 0 && !isnan(rn.lc.boot_time) &&
+	    !isnan(rn.lc.last_report_at) && rn.lc.last_report_at > n->since &&
+	    (isnan(n->boot_before) || fabs(rn.lc.boot_time - n->boot_before) > 2.0)) {
+		res->outcome = RO_OUT_OK;
+		snprintf(res->last_line, sizeof(res->last_line), "back with boot time %.0f",
+		    rn.lc.boot_time);
+		return;
+	}
+	if (now - n->since > c->boot_timeout) {
+		fail(res, "did not come back: no report with a new boot time within %.0f s",
+		    c->boot_timeout);
+		return;
+	}
+	res->outcome = RO_OUT_NOT_YET;
+}
+
+static void
+step_verify(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign *camp,
+    int i, struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	struct report *r = latest_report(c, n->node);
+	char why[256];
+
+	if (r == NULL || r->rdma.state == RDMA_STATE_UNKNOWN || r->node.os_build[0] == '\0') {
+		/* a report that could not read these yet: wait for the next one */
+		if (ctrl_now() - n->since <= c->boot_timeout)
+			res->outcome = RO_OUT_NOT_YET;
+		else
+			fail(res, "no report from %s with its build and RDMA state within %.0f s",
+			    n->node, c->boot_timeout);
+	} else if (!rollout_at_target(camp->target, r->node.os_version, r->node.os_build))
+		fail(res, "came back on %s (%s), not %s", r->node.os_version, r->node.os_build,
+		    camp->target);
+	else if (r->rdma.state != RDMA_STATE_ENABLED)
+		fail(res, "RDMA is %s after the update (boot into Recovery, run rdma_ctl enable)",
+		    report_rdma_state_str(r->rdma.state));
+	else if (n->links_before != 0 && ad->links_pass(c, n->node, r, why, sizeof(why)) != 1)
+		fail(res, "links do not pass: %s", why);
+	else if (n->wired_before != REPORT_NULL_I64 && n->wired_before > 0 &&
+	    r->memory.gpu_wired_limit_bytes != n->wired_before)
+		fail(res, "GPU wired limit is %" PRId64 " bytes, was %" PRId64 " before",
+		    r->memory.gpu_wired_limit_bytes, n->wired_before);
+	else {
+		res->outcome = RO_OUT_OK;
+		snprintf(res->last_line, sizeof(res->last_line), "on %.60s (%.60s), RDMA enabled, %s",
+		    r->node.os_version, r->node.os_build, n->links_before != 0 ? "links pass" :
+		    "links as before (they did not pass before the update either)");
+	}
+	free(r);
+}
+
+static void
+step_uncordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
+{
+	struct ro_node *n = &camp->nodes[i];
+	char err[256];
+	struct reg_node rn;
+	int rc = 0;
+
+	res->outcome = RO_OUT_OK;
+	if (!n->cordoned_by_us) {
+		snprintf(res->last_line, sizeof(res->last_line), "left cordoned: it was before");
+		return;
+	}
+	pthread_mutex_lock(&c->inv_mu);
+	if (registry_get_node(c->reg, n->node, &rn) == 0 && rn.lc.state == NODE_CORDONED)
+		rc = lifecycle(c, camp, n->node, LC_UNCORDON, "", err, sizeof(err));
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0)
+		fail(res, "cannot uncordon %s: %s", n->node, err);
+	else
+		snprintf(res->last_line, sizeof(res->last_line), "uncordoned");
+}
+
+void
+ro_step_prepare(struct ctrl *c, struct ro_campaign *camp, int i)
+{
+	struct ro_node *n = &camp->nodes[i];
+	struct reg_node rn;
+
+	if (registry_get_node(c->reg, n->node, &rn) == -1)
+		return;
+	if (n->step == RO_CORDON && n->cordoned_before < 0)
+		n->cordoned_before = rn.lc.state == NODE_CORDONED;
+	if (n->step == RO_INSTALL && isnan(n->boot_before))
+		n->boot_before = rn.lc.boot_time;
+}
+
+void
+ro_step_run(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign *camp,
+    int i, int resumed, struct ro_step_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->outcome = RO_OUT_FAIL;
+	switch (camp->nodes[i].step) {
+	case RO_PREFLIGHT: step_preflight(c, ad, camp, i, res); break;
+	case RO_CORDON: step_cordon(c, camp, i, res); break;
+	case RO_DRAIN: step_drain(c, ad, camp, i, res); break;
+	case RO_DOWNLOAD: step_download(c, camp, i, res); break;
+	case RO_INSTALL: step_install(c, camp, i, resumed, res); break;
+	case RO_WAIT: step_wait(c, camp, i, res); break;
+	case RO_VERIFY: step_verify(c, ad, camp, i, res); break;
+	case RO_UNCORDON: step_uncordon(c, camp, i, res); break;
+	default: fail(res, "no step to run"); break;
+	}
+}
+
+void
+ro_step_fail_cordon(struct ctrl *c, const struct ro_campaign *camp, int i, double now)
+{
+	const struct ro_node *n = &camp->nodes[i];
+	char reason[API_REASON_MAX + 1], err[256], actor[64];
+	struct reg_node rn;
+
+	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
+	snprintf(reason, sizeof(reason), "rollout %" PRId64 " failed at %s: %s", camp->id,
+	    ro_step_str(n->failed_step), n->reason);
+	ctrl_event(c, now, actor, n->node, "rollout-failed", reason);
+	if (n->failed_step == RO_PREFLIGHT || registry_get_node(c->reg, n->node, &rn) == -1)
+		return;
+	if (n->cordoned_by_us || rn.lc.state == NODE_CORDONED || rn.lc.state == NODE_READY)
+		if (lifecycle(c, camp, n->node, LC_CORDON, reason, err, sizeof(err)) == -1)
+			log_warnx("%s: cannot keep it cordoned: %s", n->node, err);
+}

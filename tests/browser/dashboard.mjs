@@ -1,0 +1,204 @@
+// The dashboard's browser tests, one case per run (dashboard.sh starts the
+// controller and the simulated agents, then runs each case):
+//   node dashboard.mjs mesh4 URL TOKEN SHOTDIR AGENT_PID CTRL_PID
+//     four nodes, their figures, six passing links, a wrong token refused, an agent stopped (SIGTERM to
+//     AGENT_PID) shown unreachable without a reload, the controller stopped
+//     (SIGTERM to CTRL_PID) shown unreachable.
+//   node dashboard.mjs degraded URL TOKEN SHOTDIR
+//     the 40 Gb/s cable drawn as degraded; its fix shown on keyboard focus.
+//   node dashboard.mjs osskew URL TOKEN SHOTDIR
+//     the node on another macOS build marked, the others not.
+//   node dashboard.mjs topology URL - SHOTDIR
+//     the wiring view (web/js/topology.js) on answers shaped as the wiring
+//     API's contract (tests/browser/topology/*.json): verdicts told apart by
+//     dash, marker and words, not colour alone; evidence and fix on focus;
+//     two cables between one pair, a missing and an unexpected cable.
+import { launch, ok, failures, loggedIn, shot, api } from './lib.mjs';
+
+const [, , which, url, token, shots, agentPid, ctrlPid] = process.argv;
+const T = 20000;
+
+async function rows(page) {
+  return page.$$eval('#fleet-list tbody tr', (trs) => trs.map((tr) => ({
+    name: tr.dataset.node,
+    cells: [...tr.children].map((c) => c.textContent.trim()),
+    meter: !!tr.querySelector('svg.bar[role=img]'),
+    spark: !!tr.querySelector('svg.spark polyline'),
+  })));
+}
+
+async function hasWiring(cluster) {
+  const r = await api(url, `/v1/clusters/${cluster}/wiring`, token);
+  return r.status === 200 ? r.body : null;
+}
+
+async function wrongToken(browser) {
+  const ctx = await browser.newContext({ bypassCSP: true });
+  const page = await ctx.newPage();
+  await page.goto(url + '/');
+  await page.fill('#token', 'tbm_000000000000_' + 'x'.repeat(43));
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector('#login-msg:not([hidden])', { timeout: T });
+  const msg = await page.textContent('#login-msg');
+  ok(/refused/i.test(msg) && /invalid, expired or revoked/.test(msg), 'a wrong token is refused with a clear message', msg);
+  ok(await page.isHidden('#dashboard'), 'the dashboard stays hidden after a wrong token');
+  ok((await page.evaluate(() => sessionStorage.length)) === 0, 'a refused token is not kept');
+  ok(!(await page.content()).includes('x'.repeat(43)), 'the page does not show the token typed');
+  await shot(page, shots, 'wrong-token');
+  await ctx.close();
+}
+
+async function mesh4(browser) {
+  await wrongToken(browser);
+  const page = await loggedIn(browser, url, token);
+  await page.evaluate(() => { window.__sameDocument = true; });
+  await page.waitForFunction(() => document.querySelectorAll('#fleet-list tbody tr').length === 4, null, { timeout: T });
+  ok(!(await page.content()).includes(token), 'the page never shows the token');
+  await page.waitForFunction(() => document.querySelectorAll('#fleet-list svg.spark polyline').length === 4, null, { timeout: T });
+  await page.waitForFunction(() => [...document.querySelectorAll('#fleet-list tbody tr')].every((tr) => /°C/.test(tr.textContent)), null, { timeout: T });
+  const r = await rows(page);
+  ok(r.map((x) => x.name).join(',') === 'mac1,mac2,mac3,mac4', 'four nodes, mac1 to mac4', r.map((x) => x.name).join(','));
+  ok(r.every((x) => x.cells[1].startsWith('ready')), 'all four ready', r.map((x) => x.cells[1]).join('|'));
+  ok(r.every((x) => /Apple M3 Ultra/.test(x.cells[2])), 'model and chip shown', r[0] && r[0].cells[2]);
+  ok(r.every((x) => x.meter && /GiB \/ (512|256) GiB/.test(x.cells[3])), 'memory used/total as a bar', r.map((x) => x.cells[3]).join('|'));
+  ok(r.every((x) => / W/.test(x.cells[5]) && x.spark), 'power now and its sparkline', r.map((x) => x.cells[5]).join('|'));
+  ok(r.every((x) => /°C/.test(x.cells[6])), 'temperature shown', r.map((x) => x.cells[6]).join('|'));
+  ok(r.every((x) => x.cells[8] === 'enabled'), 'RDMA enabled on all', r.map((x) => x.cells[8]).join('|'));
+  ok(r.every((x) => /^\d+ s$/.test(x.cells[9])), 'last report age in seconds', r.map((x) => x.cells[9]).join('|'));
+  const mem = await page.$$eval('#fleet-list tbody tr', (trs) => trs.map((tr) => tr.children[3].textContent));
+  ok(mem[0].includes('512 GiB') && mem[2].includes('256 GiB'), 'mac1 has 512 GiB, mac3 256 GiB', mem.join('|'));
+  ok(await page.isVisible('#events') && (await page.$$('#event-list li')).length > 0, 'events listed');
+  const w = await hasWiring('studio4');
+  if (w) {
+    await page.waitForSelector('section[data-cluster=studio4] svg.topo .link', { timeout: T });
+    const v = await page.$$eval('section[data-cluster=studio4] svg.topo .link', (gs) => gs.map((g) => g.dataset.verdict));
+    ok(v.length === 6 && v.every((x) => x === 'pass'), 'six passing links drawn', v.join(','));
+    const verdict = await page.textContent('section[data-cluster=studio4] .verdict');
+    ok(/tensor-ready/.test(verdict), 'cluster verdict tensor-ready on top', verdict);
+  } else ok(false, 'the controller answers GET /v1/clusters/studio4/wiring');
+  await shot(page, shots, 'mesh4');
+
+  // an agent stops: its node turns unreachable without a reload
+  process.kill(Number(agentPid), 'SIGTERM');
+  const t0 = Date.now();
+  await page.waitForFunction(() => {
+    const tr = document.querySelector('#fleet-list tr[data-node=mac4]');
+    return tr && tr.children[1].textContent.startsWith('unreachable');
+  }, null, { timeout: T });
+  ok(true, `mac4 shown unreachable ${((Date.now() - t0) / 1000).toFixed(1)} s after its agent stopped`);
+  ok(await page.evaluate(() => window.__sameDocument === true), 'without a reload');
+  await shot(page, shots, 'mac4-unreachable');
+
+  // the controller stops: the page says so
+  process.kill(Number(ctrlPid), 'SIGTERM');
+  await page.waitForSelector('#unreachable:not([hidden])', { timeout: T });
+  const b = await page.textContent('#unreachable');
+  ok(/Controller unreachable/.test(b), 'the page says the controller is unreachable', b);
+  ok((await rows(page)).length === 4, 'and keeps showing the last figures');
+  await shot(page, shots, 'controller-unreachable');
+}
+
+/** In scope (a selector), the one degraded link: drawn dashed with words; its fix and evidence on keyboard focus. */
+async function checkDegraded(page, scope, bad) {
+  const sel = `${scope} svg.topo .link[data-verdict=degraded]`;
+  await page.waitForSelector(sel, { timeout: T });
+  const n = await page.$$eval(sel, (gs) => gs.length);
+  ok(n === 1, 'one link drawn as degraded', n);
+  const look = await page.$eval(sel, (g) => ({
+    dash: getComputedStyle(g.querySelector('.wire')).strokeDasharray,
+    text: g.querySelector('.lbl').textContent,
+    label: g.getAttribute('aria-label'),
+  }));
+  ok(look.dash !== 'none' && /degraded/.test(look.text) && /40/.test(look.text), 'drawn dashed and labelled "degraded 40G"', JSON.stringify(look));
+  ok(/tb2/.test(await page.$eval(sel, (g) => g.textContent)), 'labelled with its receptacles');
+  let focused = false;
+  for (let i = 0; i < 60 && !focused; i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate((q) => document.activeElement && document.activeElement.matches(q), sel);
+  }
+  ok(focused, 'the degraded link is reached with the keyboard');
+  const panel = `${scope} .link-detail`;
+  await page.waitForFunction((p) => /Fix:/.test(document.querySelector(p).textContent), panel, { timeout: T });
+  const detail = await page.textContent(panel);
+  ok(bad.fix && detail.includes(bad.fix), 'its fix is shown on focus', detail);
+  ok(/degraded/.test(detail) && (!bad.evidence || !bad.evidence.a || detail.includes(bad.evidence.a)), 'with its evidence', detail);
+}
+
+async function degraded(browser) {
+  const page = await loggedIn(browser, url, token);
+  await page.waitForFunction(() => document.querySelectorAll('#fleet-list tbody tr').length > 0, null, { timeout: T });
+  const cluster = await page.$eval('#fleet-list section.cluster', (s) => s.dataset.cluster);
+  const w = await hasWiring(cluster);
+  if (!ok(!!w, `the controller answers GET /v1/clusters/${cluster}/wiring`)) return;
+  const bad = (w.links || []).find((l) => l.verdict === 'degraded');
+  ok(!!bad, 'the API calls one link degraded', JSON.stringify((w.links || []).map((l) => l.verdict)));
+  if (bad) await checkDegraded(page, `section[data-cluster="${cluster}"]`, bad);
+  await shot(page, shots, 'degraded-40g');
+}
+
+async function osskew(browser) {
+  const page = await loggedIn(browser, url, token);
+  await page.waitForFunction(() => document.querySelectorAll('#fleet-list tbody tr').length === 4, null, { timeout: T });
+  const marked = await page.$$eval('#fleet-list tbody tr', (trs) => trs.filter((tr) => tr.querySelector('td.skew')).map((tr) => tr.dataset.node));
+  ok(marked.join(',') === 'mac4', 'only mac4, on another build, is marked', marked.join(','));
+  const cell = await page.$eval('#fleet-list tr[data-node=mac4] td.skew', (td) => td.textContent);
+  ok(/25D125/.test(cell) && /differs from the cluster's 25C56/.test(cell), 'in words, naming both builds', cell);
+  await shot(page, shots, 'os-skew');
+}
+
+async function topology(browser) {
+  const ctx = await browser.newContext({ viewport: { width: 1000, height: 600 }, bypassCSP: true });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => console.log('# page error: ' + e.message));
+  const load = async (name) => {
+    await page.goto(`${url}/topology-test/index.html?fixture=${name}`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: T });
+    return (await api(url, `/topology-test/${name}.json`, '')).body;
+  };
+  let w = await load('degraded');
+  const v = await page.$$eval('svg.topo .link', (gs) => gs.map((g) => g.dataset.verdict));
+  ok(v.length === 6 && v.filter((x) => x === 'pass').length === 5, 'six links drawn, five passing', v.join(','));
+  ok(/ring-only/.test(await page.textContent('.verdict')), 'the cluster verdict on top');
+  ok((await page.$$('svg.topo .tnode')).length === 4, 'four nodes on the circle');
+  await checkDegraded(page, 'section.cluster', w.links.find((l) => l.verdict === 'degraded'));
+  await shot(page, shots, 'topology-degraded');
+
+  w = await load('mixed');
+  const links = await page.$$eval('svg.topo .link', (gs) => gs.map((g) => ({
+    v: g.dataset.verdict, d: g.querySelector('.wire').getAttribute('d'),
+    dash: getComputedStyle(g.querySelector('.wire')).strokeDasharray,
+    mark: g.querySelector('.mk').tagName + (g.querySelector('.mk').getAttribute('d') || '').replace(/[0-9.\s-]/g, ''),
+    text: g.querySelector('.lbl').textContent, label: g.getAttribute('aria-label'), tab: g.getAttribute('tabindex'),
+  })));
+  ok(links.length === 5, 'four planned links and one unexpected cable drawn', links.length);
+  const pair = links.filter((l) => l.v === 'pass');
+  ok(pair.length === 2 && pair[0].d !== pair[1].d, 'two cables between one pair drawn apart', JSON.stringify(pair.map((l) => l.d)));
+  const kinds = ['pass', 'missing', 'unknown', 'unexpected'].map((k) => links.find((l) => l.v === k));
+  ok(kinds.every(Boolean), 'pass, missing, unknown and unexpected all drawn', links.map((l) => l.v).join(','));
+  if (kinds.every(Boolean)) {
+    ok(new Set(kinds.map((l) => l.dash)).size === 4, 'each verdict has its own dash pattern', kinds.map((l) => l.dash).join(' | '));
+    ok(new Set(kinds.map((l) => l.mark)).size === 4, 'and its own marker shape', kinds.map((l) => l.mark).join(' | '));
+    ok(kinds.slice(1).every((l) => l.text.includes(l.v)), 'and says its verdict in words', kinds.map((l) => l.text).join(' | '));
+  }
+  ok(links.every((l) => l.tab === '0' && /: /.test(l.label)), 'every link focusable, with a spoken label');
+  ok(/unusable/.test(await page.textContent('.verdict')) && /not cabled/.test(await page.textContent('.verdict')), 'verdict unusable with its reasons');
+  await page.hover('svg.topo .link[data-verdict=unexpected] .hit');
+  await page.waitForFunction(() => /Unplug/.test(document.querySelector('.link-detail').textContent), null, { timeout: T });
+  ok(true, 'hovering the unexpected cable shows its fix');
+  await shot(page, shots, 'topology-mixed');
+  await ctx.close();
+}
+
+const browser = await launch();
+try {
+  if (which === 'mesh4') await mesh4(browser);
+  else if (which === 'degraded') await degraded(browser);
+  else if (which === 'osskew') await osskew(browser);
+  else if (which === 'topology') await topology(browser);
+  else throw new Error('unknown case ' + which);
+} catch (e) {
+  ok(false, 'case ' + which + ' ran to its end', e.message.split('\n')[0]);
+} finally {
+  await browser.close();
+}
+process.exit(failures() ? 1 : 0);

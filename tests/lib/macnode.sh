@@ -1,0 +1,183 @@
+# Simulated Macs reachable over real SSH, for the rollout and provisioning
+# tests.  Source it after common.sh and start_controller:
+#   . "$(dirname "$0")/../lib/macnode.sh"
+#
+#   macnode_init            checks sshd, makes the controller's SSH key
+#                           ($MACNODE_KEY, $MACNODE_KEY.pub); call once
+#   macnode_start NAME I [--no-agent]
+#                           node I (1, 2, ...) at 127.0.0.$((I+1)): its own
+#                           state directory (tests/fakemac/mkstate.sh studio,
+#                           with its own hostname, hardware UUID and serial),
+#                           its own OpenSSH sshd on a free port (own host key,
+#                           $MACNODE_KEY.pub authorised, commands run with the
+#                           fake macOS commands first on PATH), and, unless
+#                           --no-agent, its tbagentd (darwin backend, that
+#                           PATH, reports every second) under a supervisor
+#                           that holds it stopped while the node "restarts";
+#                           the agent enrols as NAME with a pre-approved
+#                           bootstrap token (token create --accept): ready
+#   macnode_addr NAME / macnode_port NAME / macnode_fp NAME
+#                           its address, SSH port, host key fingerprint
+#   macnode_dir NAME        its state directory ($FAKEMAC_DIR of its commands)
+#   macnode_log NAME        the file every fake command appends "CMD ARGS" to
+#   macnode_build NAME      its macOS build now
+#   macnode_installs NAME   how many updates were installed
+#   macnode_set NAME KEY VALUE
+#                           change node.env: NEW_VERSION, NEW_BUILD, SIZE_KIB,
+#                           OWNER, PASSWORD, REBOOT_SECS, FAULT
+#   macnode_fault NAME FAULT
+#                           install-fails, never-back, old-build, rdma-off,
+#                           disk-full (free disk below the update's size),
+#                           hostkey-changed (sshd restarts with a new host key)
+#   macnode_register NAME   tells the controller the node's SSH address, port
+#                           and user, and pins its host key (tbctl)
+#
+# Every sshd and supervisor runs under `timeout` so it stops by itself;
+# done_testing stops them with SIGTERM like any daemon.
+MACNODE_SECS=${MACNODE_SECS:-900}
+declare -A MACNODE_ADDR MACNODE_PORT MACNODE_SSHD MACNODE_SUP
+
+macnode_init() {
+	[ -x /usr/sbin/sshd ] || skip_all "no /usr/sbin/sshd (apt-get install openssh-server)"
+	command -v ssh-keygen >/dev/null || skip_all "no ssh-keygen"
+	MACNODE_KEY=$TMP/ctrl_ed25519
+	ssh-keygen -q -t ed25519 -N '' -C tbmesh-test -f "$MACNODE_KEY" || return 1
+	mkdir -p /run/sshd 2>/dev/null || true
+}
+
+macnode_dir() { echo "$TMP/mac-$1/state"; }
+macnode_log() { echo "$TMP/mac-$1/commands.log"; }
+macnode_addr() { echo "${MACNODE_ADDR[$1]}"; }
+macnode_port() { echo "${MACNODE_PORT[$1]}"; }
+macnode_fp() { ssh-keygen -l -E sha256 -f "$TMP/mac-$1/host_key.pub" | awk '{print $2}'; }
+macnode_build() { sed -n 's/^BuildVersion:[[:space:]]*//p' "$(macnode_dir "$1")/sw_vers.out"; }
+macnode_installs() { local f; f=$(macnode_dir "$1")/installs; [ -f "$f" ] && wc -l <"$f" || echo 0; }
+
+macnode_set() {
+	local env; env=$(macnode_dir "$1")/node.env
+	sed -i "/^$2=/d" "$env"
+	printf "%s='%s'\n" "$2" "$3" >>"$env"
+}
+
+# macnode_state NAME I: the node's fake macOS state.
+macnode_state() {
+	local name=$1 i=$2 dir; dir=$(macnode_dir "$1")
+	"$TOP/tests/fakemac/mkstate.sh" "$dir" studio >/dev/null || return 1
+	echo "$name" >"$dir/hostname.out"
+	sed -i -e "s/4C1D6A0E-0000-5000-8000-1A2B3C4D5E6F/4C1D6A0E-0000-5000-8000-0000000000$(printf %02d "$i")/" \
+	    -e "s/H7XQ0000PF/H7XQ00$(printf %02d "$i")PF/" "$dir/system_profiler_SPHardwareDataType.out"
+	printf 'Filesystem 1024-blocks Used Available Capacity iused ifree %%iused Mounted on\n' >"$dir/df.out"
+	printf '/dev/disk3s1s1 971350180 11069412 800000000 2%% 453019 4294967295 0%% /\n' >>"$dir/df.out"
+	cat >"$dir/node.env" <<ENV
+NEW_VERSION='26.3'
+NEW_BUILD='25D125'
+SIZE_KIB='3829595'
+OWNER='admin'
+PASSWORD='correct horse battery staple'
+REBOOT_SECS='2'
+FAULT=''
+ENV
+}
+
+# macnode_sshd NAME: (re)start the node's sshd on its port.
+macnode_sshd() {
+	local name=$1 d=$TMP/mac-$1
+	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:/usr/bin:/bin"
+	# HOME is the node's directory: the account's own shell start-up files
+	# (~/.bashrc) are not read by the commands the controller runs.
+	cat >"$d/sshd_config" <<CONF
+ListenAddress ${MACNODE_ADDR[$name]}:${MACNODE_PORT[$name]}
+HostKey $d/host_key
+PidFile none
+AuthorizedKeysFile $d/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+AllowUsers $(id -un)
+PermitUserEnvironment no
+SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d
+LogLevel ERROR
+CONF
+	bg_start "$d/sshd.log" timeout "$MACNODE_SECS" /usr/sbin/sshd -D -e -f "$d/sshd_config"
+	MACNODE_SSHD[$name]=$BG_PID
+	wait_for "sshd of $name" 10 bash -c "exec 3<>/dev/tcp/${MACNODE_ADDR[$name]}/${MACNODE_PORT[$name]}" ||
+		{ cat "$d/sshd.log"; return 1; }
+}
+
+# macnode_supervise NAME: the node's agent, held stopped while it restarts.
+macnode_supervise() {
+	local name=$1 d=$TMP/mac-$1
+	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:$PATH"
+	"$BIN/tbctl" token create --ttl 10m --accept >"$d/bootstrap" || return 1
+	mkdir -p "$d/agent-state"
+	cat >"$d/supervise.sh" <<SUP
+#!/bin/bash
+# Runs $name's agent; stops it for good on SIGTERM.
+stop=0 pid=
+trap 'stop=1; [ -n "\$pid" ] && kill \$pid 2>/dev/null' TERM
+export PATH='$path' FAKEMAC_DIR='$d/state'
+while [ \$stop = 0 ]; do
+	if [ -e '$d/state/rebooting' ]; then sleep 0.2; continue; fi
+	'$BIN/tbagentd' --backend darwin --name '$name' --interval 1 --listen none \\
+		--controller '$CTRL_URL' --bootstrap-token-file '$d/bootstrap' \\
+		--state-dir '$d/agent-state' --command-timeout 10 >>'$d/agent.log' 2>&1 &
+	pid=\$!
+	echo \$pid >'$d/state/agent.pid'
+	wait \$pid
+	pid=
+	[ \$stop = 0 ] && sleep 0.2
+done
+exit 0
+SUP
+	chmod +x "$d/supervise.sh"
+	bg_start "$d/supervise.log" timeout "$MACNODE_SECS" "$d/supervise.sh"
+	MACNODE_SUP[$name]=$BG_PID
+}
+
+macnode_start() {
+	local name=$1 i=$2 d=$TMP/mac-$1
+	mkdir -p "$d/bin"
+	MACNODE_ADDR[$name]=127.0.0.$((i + 1))
+	MACNODE_PORT[$name]=$(macnode_free_port "${MACNODE_ADDR[$name]}")
+	macnode_state "$name" "$i" || return 1
+	ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$d/host_key" || return 1
+	cp "$MACNODE_KEY.pub" "$d/authorized_keys"
+	macnode_sshd "$name" || return 1
+	[ "${3:-}" = --no-agent ] || macnode_supervise "$name"
+}
+
+# macnode_free_port ADDR: a TCP port nobody listens on at ADDR.
+macnode_free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 30000))
+		(exec 3<>"/dev/tcp/$1/$p") 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+macnode_fault() {
+	local name=$1 f=$2 d=$TMP/mac-$1
+	case $f in
+	disk-full)
+		sed -i '2s/ 800000000 / 1000000 /' "$d/state/df.out" ;;
+	hostkey-changed)
+		bg_stop "${MACNODE_SSHD[$name]}"
+		rm -f "$d/host_key" "$d/host_key.pub"
+		ssh-keygen -q -t ed25519 -N '' -C "$name-new" -f "$d/host_key" || return 1
+		macnode_sshd "$name" ;;
+	install-fails|never-back|old-build|rdma-off)
+		macnode_set "$name" FAULT "$f" ;;
+	*) echo "macnode_fault: unknown fault $f" >&2; return 1 ;;
+	esac
+}
+
+macnode_register() {
+	local name=$1
+	"$BIN/tbctl" node ssh "$name" --host "${MACNODE_ADDR[$name]}" --port "${MACNODE_PORT[$name]}" \
+		--user "$(id -un)" >/dev/null &&
+	"$BIN/tbctl" node trust "$name" --fingerprint "$(macnode_fp "$name")" >/dev/null
+}

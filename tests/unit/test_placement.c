@@ -1,0 +1,368 @@
+/*
+ * The placement engine on hand-computed cases: the usable-memory rule, the
+ * chip bandwidths, the layer split, and plans on the four-Studio mesh
+ * (2 x 512 GB, 2 x 256 GB M3 Ultra) and on a ring: layer sums equal the
+ * model's layers, no node over its memory, ranks in link order, hostfile
+ * shape, refusals with their reasons.  Models come from data/catalog.json
+ * (through TBMESH_TOP, set by tests/run.sh).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "placement.h"
+
+#define GIB (INT64_C(1) << 30)
+
+static struct catalog_model *cat;
+static int ncat;
+static struct place_input *in;
+static struct plan *plan;
+
+static int
+setup(void **state)
+{
+	char path[1024], err[512];
+	const char *top = getenv("TBMESH_TOP");
+
+	snprintf(path, sizeof(path), "%s/data/catalog.json", top ? top : ".");
+	if (catalog_load_file(path, &cat, &ncat, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	in = calloc(1, sizeof(*in));
+	plan = calloc(1, sizeof(*plan));
+	(void)state;
+	return in && plan ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	free(cat);
+	free(in);
+	free(plan);
+	(void)state;
+	return 0;
+}
+
+static void
+add_node(const char *name, int64_t gib)
+{
+	struct place_node *n = &in->nodes[in->n_nodes++];
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	snprintf(n->chip, sizeof(n->chip), "Apple M3 Ultra");
+	n->memory_bytes = gib * GIB;
+	n->available = 1;
+}
+
+static void
+add_link(int a, int b, int rdma)
+{
+	struct place_link *l = &in->links[in->n_links++];
+
+	memset(l, 0, sizeof(*l));
+	l->a = a;
+	l->b = b;
+	l->rdma_pass = rdma;
+	l->ip_ok = 1;
+	l->speed_gbps = 80;
+	snprintf(l->dev_a, sizeof(l->dev_a), "rdma_en%d", 2 + b);
+	snprintf(l->dev_b, sizeof(l->dev_b), "rdma_en%d", 2 + a);
+	snprintf(l->ipv4_a, sizeof(l->ipv4_a), "169.254.%d.%d", a * 10 + b, 1);
+	snprintf(l->ipv4_b, sizeof(l->ipv4_b), "169.254.%d.%d", a * 10 + b, 2);
+	if (!rdma)
+		snprintf(l->problem, sizeof(l->problem), "rdma-off");
+}
+
+/* mesh4-studio; skip lists a pair left uncabled ({-1,-1}: none). */
+static void
+mesh4(int skip_a, int skip_b)
+{
+	memset(in, 0, sizeof(*in));
+	snprintf(in->cluster, sizeof(in->cluster), "studio4");
+	add_node("mac1", 512);
+	add_node("mac2", 512);
+	add_node("mac3", 256);
+	add_node("mac4", 256);
+	for (int a = 0; a < 4; a++)
+		for (int b = a + 1; b < 4; b++)
+			if (!(a == skip_a && b == skip_b))
+				add_link(a, b, 1);
+}
+
+static int
+plan_for(const char *name, enum plan_strategy st, int exact, char *err, size_t errlen)
+{
+	const struct catalog_model *m;
+	const struct catalog_variant *v;
+	struct place_opts o;
+
+	assert_int_equal(catalog_find(cat, ncat, name, &m, &v, err, errlen), 0);
+	place_opts_init(&o);
+	o.strategy = st;
+	o.exact = exact;
+	return place_plan(m, v, in, &o, plan, err, errlen);
+}
+
+/* What every plan must satisfy. */
+static void
+check_plan_shape(const char *model)
+{
+	const struct catalog_model *m;
+	const struct catalog_variant *v;
+	char err[256];
+	int64_t weights = 0;
+
+	assert_int_equal(catalog_find(cat, ncat, model, &m, &v, err, sizeof(err)), 0);
+	assert_true(plan->n_ranks >= 1);
+	assert_true(plan->estimate_tokens_per_second > 0);
+	int next = 0;
+	for (int i = 0; i < plan->n_ranks; i++) {
+		const struct plan_rank *r = &plan->ranks[i];
+		assert_int_equal(r->rank, i);
+		assert_true(r->free_after_bytes >= 0);
+		assert_true(r->total_bytes <= r->usable_bytes);
+		assert_int_equal(r->total_bytes, r->weights_bytes + r->kv_cache_bytes);
+		weights += r->weights_bytes;
+		if (plan->strategy == PLAN_PIPELINE) {
+			assert_int_equal(r->layer_start, next);
+			assert_true(r->layer_end > r->layer_start);
+			next = r->layer_end;
+		}
+	}
+	if (plan->strategy == PLAN_PIPELINE)
+		assert_int_equal(next, m->layers);
+	if (plan->strategy != PLAN_TENSOR)
+		assert_true(weights >= v->bytes);
+	/* hostfile: one host per rank, an rdma row of n with a null diagonal */
+	for (int i = 0; i < plan->n_ranks; i++) {
+		assert_string_equal(plan->hosts[i].ssh, plan->ranks[i].node);
+		assert_string_equal(plan->hosts[i].rdma[i], "");
+		if (strcmp(plan->backend, "jaccl") == 0)
+			for (int j = 0; j < plan->n_ranks; j++)
+				if (j != i)
+					assert_true(strncmp(plan->hosts[i].rdma[j], "rdma_en", 7) == 0);
+	}
+}
+
+static void
+test_usable_rule(void **state)
+{
+	struct place_node n = { .memory_bytes = 512 * GIB };
+
+	(void)state;
+	assert_int_equal(place_usable_bytes(&n, 8 * GIB), 384 * GIB - 8 * GIB);
+	n.gpu_wired_limit_bytes = 500 * GIB;
+	assert_int_equal(place_usable_bytes(&n, 8 * GIB), 492 * GIB);
+	n.gpu_wired_limit_bytes = 0;
+	n.memory_bytes = 36 * GIB;
+	assert_int_equal(place_usable_bytes(&n, 0), 24 * GIB);
+	n.memory_bytes = 256 * GIB;
+	n.reserved_bytes = 100 * GIB;
+	assert_int_equal(place_usable_bytes(&n, 8 * GIB), 192 * GIB - 108 * GIB);
+	assert_true(place_chip_bandwidth_gbs("Apple M3 Ultra") == 819);
+	assert_true(place_chip_bandwidth_gbs("Apple M4 Max") == 546);
+	assert_true(place_chip_bandwidth_gbs("Apple M3") == 100);
+	assert_true(place_chip_bandwidth_gbs("Apple M2 Ultra") == 800);
+	assert_true(place_chip_bandwidth_gbs("Intel Xeon") == 0);
+}
+
+static void
+test_split_layers(void **state)
+{
+	int64_t cap4[] = { 2, 2, 1, 1 }, cap3[] = { 100, 1, 1 };
+	int c[4];
+
+	(void)state;
+	/* 61 x 2/6 = 20.33, 20.33, 10.17, 10.17: floors 60, the one left to the first */
+	place_split_layers(61, cap4, 4, c);
+	assert_int_equal(c[0], 21);
+	assert_int_equal(c[1], 20);
+	assert_int_equal(c[2], 10);
+	assert_int_equal(c[3], 10);
+	/* 2.94, 0.03, 0.03 -> 3, 0, 0 -> at least one each */
+	place_split_layers(3, cap3, 3, c);
+	assert_int_equal(c[0], 1);
+	assert_int_equal(c[1], 1);
+	assert_int_equal(c[2], 1);
+}
+
+static void
+test_deepseek_4bit_auto(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mesh4(-1, -1);
+	assert_int_equal(plan_for("deepseek-v3.1:4bit", PLAN_AUTO, 0, err, sizeof(err)), 0);
+	check_plan_shape("deepseek-v3.1:4bit");
+	/* the fastest that fits is tensor; every candidate fits on this cluster */
+	assert_int_equal(plan->strategy, PLAN_TENSOR);
+	assert_string_equal(plan->backend, "jaccl");
+	for (int i = 0; i < plan->n_candidates; i++)
+		assert_true(plan->candidates[i].fits);
+	assert_non_null(strstr(plan->why, "fastest"));
+	/* 377.4 GB fits on one 512 GB Studio: 384 - 8 GiB usable */
+	assert_true(plan->candidates[0].strategy == PLAN_SINGLE && plan->candidates[0].n_nodes == 1);
+	/* rank 0 lists an address on each of its links, every other rank one */
+	assert_int_equal(plan->hosts[0].n_ips, plan->n_ranks - 1);
+	for (int i = 1; i < plan->n_ranks; i++)
+		assert_int_equal(plan->hosts[i].n_ips, 1);
+	assert_non_null(strstr(plan->launch, "mlx.launch --backend jaccl --hostfile"));
+}
+
+static void
+test_tensor_bytes_by_hand(void **state)
+{
+	const struct catalog_model *m;
+	const struct catalog_variant *v;
+	char err[512];
+
+	(void)state;
+	mesh4(-1, -1);
+	in->n_nodes = 2;   /* mac1, mac2 and their link */
+	in->n_links = 1;
+	assert_int_equal(plan_for("llama-3.3-70b:4bit", PLAN_TENSOR, 1, err, sizeof(err)), 0);
+	assert_int_equal(catalog_find(cat, ncat, "llama-3.3-70b:4bit", &m, &v, err, sizeof(err)), 0);
+	/* embeddings + head: 2 x 128256 x 8192 params at 4.5 bits */
+	double bpp = (double)v->bytes / (double)m->total_params;
+	int64_t repl = 2 * (int64_t)llround(128256.0 * 8192 * bpp);
+	int64_t body = v->bytes - repl;
+	assert_int_equal(plan->n_ranks, 2);
+	assert_int_equal(plan->ranks[1].weights_bytes, body / 2 + repl);
+	assert_int_equal(plan->ranks[0].weights_bytes + plan->ranks[1].weights_bytes, body + 2 * repl);
+	/* GQA: each rank holds half the KV cache, 8192 x 327680 bytes in all */
+	assert_int_equal(plan->ranks[0].kv_cache_bytes + plan->ranks[1].kv_cache_bytes,
+	    (int64_t)8192 * 327680);
+	assert_int_equal(plan->ranks[1].kv_cache_bytes, (int64_t)8192 * 327680 / 2);
+}
+
+static void
+test_kimi_pipeline_and_bf16(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mesh4(-1, -1);
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_PIPELINE, 0, err, sizeof(err)), 0);
+	check_plan_shape("kimi-k2-thinking:4bit");
+	assert_string_equal(plan->backend, "jaccl-ring");
+	assert_int_equal(plan->n_ranks, 2);   /* 562.5 GB: two Studios are enough */
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_PIPELINE, 1, err, sizeof(err)), 0);
+	check_plan_shape("kimi-k2-thinking:4bit");
+	assert_int_equal(plan->n_ranks, 4);
+	/* the 512 GB nodes get more layers than the 256 GB ones */
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			if (plan->ranks[i].usable_bytes > plan->ranks[j].usable_bytes)
+				assert_true(plan->ranks[i].layer_end - plan->ranks[i].layer_start >
+				    plan->ranks[j].layer_end - plan->ranks[j].layer_start);
+	/* 2 TB in bf16 cannot fit in 1.2 TB: refused with the shortfall in bytes */
+	assert_int_equal(plan_for("kimi-k2-thinking:bf16", PLAN_AUTO, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "pipeline: needs 2000"));
+	assert_non_null(strstr(err, "short by "));
+	assert_non_null(strstr(err, " bytes ("));
+	for (int i = 0; i < plan->n_candidates; i++)
+		assert_false(plan->candidates[i].fits);
+}
+
+static void
+test_ring_order_and_missing_link(void **state)
+{
+	char err[512];
+
+	(void)state;
+	/* a ring mac1 - mac3 - mac2 - mac4 - mac1, no diagonals */
+	memset(in, 0, sizeof(*in));
+	add_node("mac1", 256);
+	add_node("mac2", 256);
+	add_node("mac3", 256);
+	add_node("mac4", 256);
+	add_link(0, 2, 1);
+	add_link(2, 1, 1);
+	add_link(1, 3, 1);
+	add_link(3, 0, 1);
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_AUTO, 0, err, sizeof(err)), 0);
+	check_plan_shape("kimi-k2-thinking:4bit");
+	assert_int_equal(plan->strategy, PLAN_PIPELINE);
+	assert_int_equal(plan->n_ranks, 4);
+	assert_string_equal(plan->ranks[0].node, "mac1");
+	assert_string_equal(plan->ranks[1].node, "mac3");
+	assert_string_equal(plan->ranks[2].node, "mac2");
+	assert_string_equal(plan->ranks[3].node, "mac4");
+	/* jaccl-ring: devices only towards the two neighbours */
+	assert_string_equal(plan->hosts[0].rdma[2], "");
+	assert_true(plan->hosts[0].rdma[1][0] && plan->hosts[0].rdma[3][0]);
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "tensor needs a full RDMA mesh: mac1 to mac2 is missing"));
+
+	/* mesh4 without mac3-mac4, all four nodes asked for */
+	mesh4(2, 3);
+	assert_int_equal(plan_for("deepseek-v3.1:4bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "tensor needs a full RDMA mesh: mac3 to mac4 is missing");
+	/* a link whose RDMA is off names its verdict; pipeline falls back to TCP */
+	mesh4(-1, -1);
+	for (int i = 0; i < in->n_links; i++)
+		in->links[i].rdma_pass = 0, snprintf(in->links[i].problem, 96, "rdma-off");
+	assert_int_equal(plan_for("deepseek-v3.1:4bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "mac1 to mac2 is rdma-off"));
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_PIPELINE, 0, err, sizeof(err)), 0);
+	assert_string_equal(plan->backend, "ring");
+}
+
+static void
+test_refusals(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mesh4(-1, -1);
+	in->n_nodes = 3;           /* mac1..mac3: 3 does not divide qwen3's 4 KV heads */
+	in->n_links = 3;
+	assert_int_equal(plan_for("qwen3-235b-a22b:8bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "divides the 64 attention and 4 KV heads"));
+	assert_int_equal(plan_for("gpt-oss-120b:4bit", PLAN_TENSOR, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "does not support tensor sharding"));
+	/* a node on its own that cannot hold the model: the shortfall is named */
+	in->n_nodes = 1;
+	in->n_links = 0;
+	assert_int_equal(plan_for("qwen3-coder-480b-a35b:8bit", PLAN_SINGLE, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "on mac1, which has 404 GB usable"));
+	/* a node asked for that is not ready is named */
+	mesh4(-1, -1);
+	in->nodes[3].available = 0;
+	snprintf(in->nodes[3].unavailable_why, sizeof(in->nodes[3].unavailable_why), "cordoned");
+	assert_int_equal(plan_for("llama-3.3-70b:4bit", PLAN_AUTO, 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "mac4 was asked for but is cordoned");
+	/* a cordoned node takes nothing */
+	mesh4(-1, -1);
+	for (int i = 0; i < 4; i++)
+		in->nodes[i].available = 0;
+	assert_int_equal(plan_for("llama-3.3-70b:4bit", PLAN_AUTO, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no node"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usable_rule),
+		cmocka_unit_test(test_split_layers),
+		cmocka_unit_test(test_deepseek_4bit_auto),
+		cmocka_unit_test(test_tensor_bytes_by_hand),
+		cmocka_unit_test(test_kimi_pipeline_and_bf16),
+		cmocka_unit_test(test_ring_order_and_missing_link),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,120 @@
+// Placements (GET /v1/placements), rollouts (GET /v1/rollouts) and the
+// live list of events (GET /v1/events).  A panel whose endpoint the
+// controller does not have (404) stays hidden.
+
+import { get, ApiError } from './api.js';
+import { esc, gib, clock, $ } from './util.js';
+
+const EVENTS_KEPT = 200;
+
+// ---- placements ----
+
+function ranksTable(ranks) {
+  if (!ranks || !ranks.length) return '';
+  const rows = ranks.map((r) =>
+    `<tr><td>${esc(r.rank)}</td><th scope="row">${esc(r.node)}</th>` +
+    `<td>${esc(r.layer_start)}–${esc(r.layer_end)}</td><td>${gib(r.weights_bytes)}</td><td>${gib(r.kv_cache_bytes)}</td>` +
+    `<td>${gib(r.total_bytes)} / ${gib(r.usable_bytes)}</td><td>${gib(r.free_after_bytes)}</td></tr>`).join('');
+  return (
+    `<table class="ranks"><thead><tr><th scope="col">Rank</th><th scope="col">Node</th><th scope="col">Layers</th>` +
+    `<th scope="col">Weights</th><th scope="col">KV cache</th><th scope="col">Total / usable</th><th scope="col">Free after</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table>`
+  );
+}
+
+export function placementsHtml(list) {
+  if (!list.length) return '<p class="muted">No placements.</p>';
+  return list.map((p) => {
+    const st = p.state || 'proposed';
+    const est = typeof p.estimate_tokens_per_second === 'number' ? p.estimate_tokens_per_second.toFixed(1) + ' tokens/s' : '—';
+    return (
+      `<article class="placement" data-id="${esc(p.id)}"><h3>${esc(p.model)} <span class="muted">on ${esc(p.cluster)}</span> ` +
+      `<span class="state s-${esc(st)}">${esc(st)}</span></h3>` +
+      `<p>Strategy <strong>${esc(p.strategy)}</strong>; estimate ${esc(est)}; context ${esc(p.context)}, batch ${esc(p.batch)}.` +
+      (p.why ? ` <span class="muted">${esc(p.why)}</span>` : '') + `</p>` +
+      ranksTable(p.ranks) + `</article>`
+    );
+  }).join('');
+}
+
+// ---- rollouts (their shape is the rollout API's; read defensively) ----
+
+function progressOf(n) {
+  let p = n.progress;
+  if (typeof p !== 'number') return '';
+  if (p > 1) p = p / 100;
+  const pct = Math.round(Math.min(Math.max(p, 0), 1) * 100);
+  return `<progress max="100" value="${pct}" aria-label="progress">${pct}%</progress> ${pct}%`;
+}
+
+export function rolloutsHtml(list) {
+  if (!list.length) return '<p class="muted">No rollouts.</p>';
+  return list.map((r) => {
+    const target = r.target || r.build || r.version || r.label || '';
+    const nodes = r.nodes || r.steps || [];
+    const rows = nodes.map((n) => {
+      const name = typeof n === 'string' ? n : n.node || n.name;
+      return `<tr><th scope="row">${esc(name)}</th><td>${esc(n.step || n.state || '')}</td><td>${progressOf(n)}</td><td>${esc(n.error || n.reason || '')}</td></tr>`;
+    }).join('');
+    return (
+      `<article class="rollout"><h3>Rollout ${esc(r.id)} <span class="muted">${esc(typeof target === 'string' ? target : JSON.stringify(target))}</span> ` +
+      `<span class="state s-${esc(r.state)}">${esc(r.state || '')}</span></h3>` +
+      (r.mode ? `<p>Mode ${esc(r.mode)}${r.cluster ? ', cluster ' + esc(r.cluster) : ''}.</p>` : '') +
+      (rows ? `<table><thead><tr><th scope="col">Node</th><th scope="col">Step</th><th scope="col">Progress</th><th scope="col">Note</th></tr></thead><tbody>${rows}</tbody></table>` : '') +
+      `</article>`
+    );
+  }).join('');
+}
+
+/** Poll one optional panel: hidden on 404, shown with html(list) otherwise. */
+export async function refreshPanel(id, path, key, html, onError) {
+  const sec = $(id);
+  try {
+    const r = await get(path);
+    const text = JSON.stringify(r);
+    if (sec.dataset.text !== text) {
+      sec.dataset.text = text;
+      sec.querySelector('.body').innerHTML = html(r[key] || []);
+    }
+    sec.hidden = false;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) sec.hidden = true;
+    else if (e instanceof ApiError) sec.querySelector('.body').innerHTML = `<p class="error">${esc(e.message)}</p>`;
+    else onError(e);
+  }
+}
+
+// ---- events ----
+
+let lastEventTime = null;
+const seen = new Set();
+
+export async function refreshEvents(onError) {
+  const q = lastEventTime === null ? '?limit=50' : '?limit=500&since=' + lastEventTime;
+  let r;
+  try {
+    r = await get('/v1/events' + q);
+  } catch (e) {
+    if (!(e instanceof ApiError)) onError(e);
+    return;
+  }
+  const ol = $('event-list');
+  const fresh = (r.events || []).filter((e) => !seen.has(e.id));
+  if (!fresh.length) return;
+  let html = '';
+  for (const e of fresh) {
+    seen.add(e.id);
+    if (lastEventTime === null || e.time > lastEventTime) lastEventTime = e.time;
+    html = `<li><time datetime="${new Date(e.time * 1000).toISOString()}">${esc(clock(e.time))}</time> ` +
+      (e.node ? `<strong>${esc(e.node)}</strong> ` : '') + `${esc(e.what)}` +
+      (e.reason ? ` <span class="reason">${esc(e.reason)}</span>` : '') + ` <span class="muted">by ${esc(e.actor)}</span></li>` + html;
+  }
+  ol.insertAdjacentHTML('afterbegin', html);
+  while (ol.children.length > EVENTS_KEPT) ol.lastElementChild.remove();
+}
+
+export function resetEvents() {
+  lastEventTime = null;
+  seen.clear();
+  $('event-list').innerHTML = '';
+}
