@@ -16,8 +16,8 @@ configured(struct api_req *rq, struct api_resp *rs)
 {
 	if (rq->c->prov != NULL)
 		return 1;
-	api_error(rs, 503, "provisioning is not configured on this controller (see "
-	    "tbcontrollerd(8): --provision-key and --provision-agent)");
+	api_error(rs, 503, "provisioning is not configured on this controller (start "
+	    "tbcontrollerd with --ssh-key; see tbcontrollerd(8))");
 	return 0;
 }
 

@@ -61,6 +61,9 @@ struct prov_jobs_config {
 
 struct prov_jobs;
 
+/* provision_ssh.c: sessions over the SSH layer, for c. */
+void prov_ssh_ops(struct ctrl *c, struct prov_session_ops *ops);
+
 /* NULL when out of memory.  ops and cfg are copied (their strings are not). */
 struct prov_jobs *prov_jobs_new(struct ctrl *c, const struct prov_session_ops *ops,
     const struct prov_jobs_config *cfg);
