@@ -158,7 +158,7 @@ job_connect(struct job *jb, char *err, size_t errlen)
 	struct prov_jobs *j = jb->jobs;
 	struct prov_target t = { jb->st->host, jb->st->port, jb->st->user, jb->st->key_file,
 		jb->req.fingerprint, jb->req.accept_new };
-	char fp[80] = "";
+	char fp[PROV_FP_MAX] = "";
 
 	jb->sess = j->ops.open(j->ops.ctx, &t, fp, err, errlen);
 	snprintf(jb->st->fingerprint, sizeof(jb->st->fingerprint), "%s", fp);

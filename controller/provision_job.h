@@ -29,9 +29,11 @@ struct prov_target {
 	int accept_new;            /* with nothing pinned: pin the key offered */
 };
 
+#define PROV_FP_MAX 80       /* a host key fingerprint, "SHA256:..." */
+
 /*
  * How sessions are made.  open() connects and checks the host key: it
- * fills fp (80 bytes) with the key offered (also when refused) and returns
+ * fills fp (PROV_FP_MAX bytes) with the key offered (also when refused) and returns
  * the session, or NULL with the reason.  run() is struct prov_exec's run
  * with the session as ctx.  close() accepts NULL.
  */

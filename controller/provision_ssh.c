@@ -51,10 +51,13 @@ ps_open(void *ctx, const struct prov_target *t, char *fp, char *err, size_t errl
 		return NULL;
 	}
 	ps->conn = ssh_open(&st, seen, err, errlen);
-	if (ps->conn == NULL && strstr(err, "unknown host key") != NULL)
-		snprintf(err + strlen(err), errlen - strlen(err) > 0 ? errlen - strlen(err) : 0,
-		    "; for tbctl node add: --fingerprint %s or --accept-new", seen);
-	snprintf(fp, 80, "%s", seen);
+	if (ps->conn == NULL && strstr(err, "unknown host key") != NULL) {
+		size_t len = strlen(err);
+
+		snprintf(err + len, errlen - len, "; for tbctl node add: --fingerprint %s or "
+		    "--accept-new", seen);
+	}
+	snprintf(fp, PROV_FP_MAX, "%s", seen);
 	if (ps->conn == NULL) {
 		free(ps);
 		return NULL;
