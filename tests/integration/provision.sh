@@ -114,6 +114,7 @@ check "second run: every step done already" sh -c "! grep -qE '^  (applied|would
 
 # RDMA disabled ends with the manual step, and node show keeps saying it
 prov_node mac2 2
+cp "$(macnode_dir mac2)/rdma_ctl_status.out" "$TMP/rdma_enabled"
 echo disabled >"$(macnode_dir mac2)/rdma_ctl_status.out"
 add mac2 --accept-new --cluster studio4
 check_eq "RDMA off: exit 0" 0 $?
@@ -123,6 +124,13 @@ check "RDMA off: ends with the manual step" grep -q \
     "^Manual step for mac2: boot into Recovery, Terminal, rdma_ctl enable, reboot" "$TMP/out"
 "$BIN/tbctl" node show mac2 >"$TMP/show"
 check "node show mac2: the manual step" grep -q "Manual step: *boot into Recovery" "$TMP/show"
+# done at the Mac: the next report says enabled, and node show stops asking
+cp "$TMP/rdma_enabled" "$(macnode_dir mac2)/rdma_ctl_status.out"
+wait_for "mac2 reports RDMA enabled" 30 \
+    sh -c "'$BIN/tbctl' node show mac2 --json | jq -e '.rdma == \"enabled\"'"
+"$BIN/tbctl" node show mac2 >"$TMP/show"
+check "node show mac2: RDMA enabled" grep -q "^RDMA: *enabled" "$TMP/show"
+check "node show mac2: no manual step once RDMA is enabled" sh -c "! grep -q 'Manual step' '$TMP/show'"
 
 # a step that fails stops the run; what the run changed is undone
 prov_node mac4 4
@@ -167,9 +175,14 @@ check_eq "deprovision: exit 0" 0 $?
 root=$TMP/root-$(macnode_addr mac1)
 check "deprovision: agent removed" test ! -e "$root/usr/local/sbin/tbagentd"
 check "deprovision: its LaunchDaemon removed" test ! -e "$root/Library/LaunchDaemons/com.tbmesh.tbagentd.plist"
+check "deprovision: the wired-limit LaunchDaemon removed" \
+    test ! -e "$root/Library/LaunchDaemons/com.tbmesh.wiredlimit.plist"
+check "deprovision: the port's service stays" test -d "$(macnode_dir mac1)/services/tbmesh Thunderbolt 2"
 check "deprovision: the agent stopped" test ! -e "$(macnode_dir mac1)/launchd/com.tbmesh.tbagentd.pid"
 check_eq "deprovision: the bridge stays off" 0 "$(cat "$(macnode_dir mac1)/services/Thunderbolt Bridge/enabled")"
 "$BIN/tbctl" node deprovision mac1 --network >"$TMP/out" 2>&1
 check_eq "deprovision --network: the bridge is back on" 1 "$(cat "$(macnode_dir mac1)/services/Thunderbolt Bridge/enabled")"
+check "deprovision --network: the port's service removed" \
+    test ! -e "$(macnode_dir mac1)/services/tbmesh Thunderbolt 2"
 stop_jobs
 done_testing
