@@ -170,6 +170,7 @@ macnode_fault mac3 disk-full
 preflight_fails "full disk" "GiB needed"
 
 # deprovision: the agent and its LaunchDaemons go, the network stays
+: >"$(macnode_log mac1)"
 "$BIN/tbctl" node deprovision mac1 >"$TMP/out" 2>&1
 check_eq "deprovision: exit 0" 0 $?
 root=$TMP/root-$(macnode_addr mac1)
@@ -178,11 +179,20 @@ check "deprovision: its LaunchDaemon removed" test ! -e "$root/Library/LaunchDae
 check "deprovision: the wired-limit LaunchDaemon removed" \
     test ! -e "$root/Library/LaunchDaemons/com.tbmesh.wiredlimit.plist"
 check "deprovision: the port's service stays" test -d "$(macnode_dir mac1)/services/tbmesh Thunderbolt 2"
+printf '%s\n' "launchctl bootout system/com.tbmesh.tbagentd" \
+    "launchctl bootout system/com.tbmesh.wiredlimit" >"$TMP/want"
+changes mac1 >"$TMP/got"
+check "deprovision: the commands mac1 recorded are the ones a Mac needs" diff -u "$TMP/want" "$TMP/got"
+: >"$(macnode_log mac1)"
 check "deprovision: the agent stopped" test ! -e "$(macnode_dir mac1)/launchd/com.tbmesh.tbagentd.pid"
 check_eq "deprovision: the bridge stays off" 0 "$(cat "$(macnode_dir mac1)/services/Thunderbolt Bridge/enabled")"
 "$BIN/tbctl" node deprovision mac1 --network >"$TMP/out" 2>&1
 check_eq "deprovision --network: the bridge is back on" 1 "$(cat "$(macnode_dir mac1)/services/Thunderbolt Bridge/enabled")"
 check "deprovision --network: the port's service removed" \
     test ! -e "$(macnode_dir mac1)/services/tbmesh Thunderbolt 2"
+printf '%s\n' "networksetup -removenetworkservice tbmesh Thunderbolt 2" \
+    "networksetup -setnetworkserviceenabled Thunderbolt Bridge on" >"$TMP/want"
+changes mac1 >"$TMP/got"
+check "deprovision --network: the network commands mac1 recorded" diff -u "$TMP/want" "$TMP/got"
 stop_jobs
 done_testing
