@@ -123,7 +123,7 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(LIBS_ALL)
 $(B)/tests/bench/httpget: $(B)/tests/bench/httpget.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl)
 
-$(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/libproto.a
+$(B)/tests/bench/loadgen: $(B)/tests/bench/loadgen.o $(B)/tests/bench/lg_report.o $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,libcurl libcjson) -lm
 
 $(B)/tests/bench/placebench: $(B)/tests/bench/placebench.o $(B)/libcontroller.a $(B)/libproto.a

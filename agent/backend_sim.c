@@ -13,11 +13,14 @@
  *                port's IPv4 addresses, peer {the far port's domain UUID,
  *                the far node's machine_name and model, rdma_service =
  *                far node's RDMA}; empty: "empty", link 0x100, speed
- *                null, peer null, no address unless the scenario gives one
+ *                null, peer null, no address unless the scenario gives one;
+ *                a cabled port marked reports_empty is reported empty (its
+ *                far end still reports the cable: a one-sided link)
  *   bridge       exists; active as the scenario says; members: every
  *                Thunderbolt interface when active, none otherwise
  *   rdma         enabled: one device rdma_<if> per receptacle, ACTIVE when
- *                cabled, both ends enabled and not port_down, else DOWN;
+ *                cabled, seen, both ends enabled and not port_down, else
+ *                DOWN;
  *                ipv4_gid when the interface has an address.  disabled:
  *                no devices (ibv_devices lists none)
  *   memory       total = memory_gb GiB; in use = memory_load, drifting by
@@ -72,7 +75,7 @@ fill_port(const struct scenario *s, const struct scenario_port *sp, struct repor
 	rp->n_ipv4 = sp->n_ipv4;
 	for (int k = 0; k < sp->n_ipv4; k++)
 		REPORT_SET(rp->ipv4[k], sp->ipv4[k]);
-	if (sp->cable < 0) {
+	if (sp->cable < 0 || sp->reports_empty) {
 		rp->status = PORT_STATUS_EMPTY;
 		REPORT_SET(rp->link_status, "0x100");
 		return;
@@ -117,7 +120,8 @@ fill_rdma(const struct scenario *s, const struct scenario_node *n, struct report
 	for (int r = 0; r < n->receptacles; r++) {
 		const struct scenario_port *sp = &n->ports[r];
 		struct report_rdma_device *d = &rd->devices[r];
-		int active = sp->cable >= 0 && !sp->port_down && s->nodes[sp->peer_node].rdma;
+		int active = sp->cable >= 0 && !sp->port_down && !sp->reports_empty &&
+		    s->nodes[sp->peer_node].rdma;
 
 		report_rdma_device_init(d);
 		snprintf(d->name, sizeof(d->name), "rdma_%s", sp->interface);

@@ -390,7 +390,8 @@ api_report(struct api_req *rq, struct api_resp *rs)
 		return;
 	}
 	inv_report_summarize(&r, &it->sum);
-	wmon_report(rq->c->wmon, n.name, &r);   /* a hash; more only when wiring changed */
+	/* a hash; more only when wiring changed; applied once the report is stored */
+	it->wiring = wmon_stage(rq->c->wmon, n.name, &r);
 	it->healthy = lc_report_healthy(&r, why, sizeof(why));
 	it->json = rq->body;
 	it->json_len = rq->body_len;

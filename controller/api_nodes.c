@@ -12,6 +12,7 @@
 #include "api_server.h"
 #include "ctrl.h"
 #include "lifecycle.h"
+#include "wmon.h"
 
 void
 api_nodes_list(struct api_req *rq, struct api_resp *rs)
@@ -85,6 +86,7 @@ api_node_remove(struct api_req *rq, struct api_resp *rs)
 	}
 	registry_remove_node(c->reg, rq->param);
 	registry_supersede_node_tokens(c->reg, rq->param, "");
+	wmon_forget(c->wmon, rq->param);
 	rs->status = 204;
 }
 

@@ -25,6 +25,8 @@ api_wiring_get(struct api_req *rq, struct api_resp *rs)
 
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc == WMON_TOO_BIG)
+		api_error(rs, 409, "%s", err);
 	else if (rc != 0)
 		api_error(rs, 503, "%s", err);
 	else
@@ -67,6 +69,8 @@ api_wiring_plan_get(struct api_req *rq, struct api_resp *rs)
 
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "cluster %s does not exist", rq->param);
+	else if (rc == WMON_TOO_BIG)
+		api_error(rs, 409, "%s", err);
 	else if (rc != 0)
 		api_error(rs, 503, "cluster %s: %s", rq->param, err);
 	else
@@ -100,18 +104,51 @@ plan_check(const struct wiring_plan_link *v, int n, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * doc's links as DOT in doc->dot, read back to make sure what is stored
+ * parses to the same plan (a stored plan that does not parse would fail
+ * every check after).  0, or -1 with err set.
+ */
+static int
+plan_dot(const char *cluster, struct wiring_plan_doc *doc, char *err, size_t errlen)
+{
+	struct wiring_plan_link *back = NULL;
+	char perr[256];
+	int n = 0, same;
+
+	if ((doc->dot = wiring_dot_write(cluster, doc->links, doc->n_links)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (wiring_dot_parse(doc->dot, strlen(doc->dot), &back, &n, perr, sizeof(perr)) == -1) {
+		snprintf(err, errlen, "the plan written as DOT does not read back: %s", perr);
+		return -1;
+	}
+	same = n == doc->n_links;
+	for (int k = 0; same && k < n; k++)
+		same = strcmp(back[k].a.node, doc->links[k].a.node) == 0 &&
+		    strcmp(back[k].a.receptacle, doc->links[k].a.receptacle) == 0 &&
+		    strcmp(back[k].b.node, doc->links[k].b.node) == 0 &&
+		    strcmp(back[k].b.receptacle, doc->links[k].b.receptacle) == 0;
+	free(back);
+	if (!same) {
+		snprintf(err, errlen, "the plan written as DOT reads back as another plan");
+		return -1;
+	}
+	return 0;
+}
+
 /* Store doc (its links as DOT for a plan); answer with what is stored. */
 static void
 store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc, int status)
 {
-	char what[64];
+	char what[64], err[300];
 	int rc;
 
 	free(doc->dot);
 	doc->dot = NULL;
-	if (doc->topology == WIRING_TOPO_PLAN &&
-	    (doc->dot = wiring_dot_write(rq->param, doc->links, doc->n_links)) == NULL) {
-		api_error(rs, 500, "out of memory");
+	if (doc->topology == WIRING_TOPO_PLAN && plan_dot(rq->param, doc, err, sizeof(err)) == -1) {
+		api_error(rs, 500, "%s", err);
 		return;
 	}
 	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);
@@ -194,7 +231,7 @@ plan_from_check(struct api_req *rq, enum wiring_topology topo, struct wiring_pla
 		return -1;
 	}
 	if (rc != 0) {
-		*status = 503;
+		*status = rc == WMON_TOO_BIG ? 409 : 503;
 		return -1;
 	}
 	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);
@@ -205,9 +242,8 @@ plan_from_check(struct api_req *rq, enum wiring_topology topo, struct wiring_pla
 		*status = 409;
 		return -1;
 	}
-	if ((doc->dot = wiring_dot_write(rq->param, doc->links, doc->n_links)) == NULL) {
+	if (plan_dot(rq->param, doc, err, errlen) == -1) {
 		*status = 500;
-		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;

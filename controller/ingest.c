@@ -13,6 +13,7 @@
 #include "ctrl.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "wmon.h"
 
 struct ingest {
 	struct ctrl *c;
@@ -48,6 +49,8 @@ ingest_item_free(struct ingest *in, struct ingest_item *it)
 {
 	if (it == NULL)
 		return;
+	wmon_staged_free(it->wiring);
+	it->wiring = NULL;
 	pthread_mutex_lock(&in->free_mu);
 	if (in->nfree < INGEST_QUEUE_MAX) {
 		it->next = in->free;
@@ -154,6 +157,8 @@ write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 			snprintf(it->error, sizeof(it->error), "the inventory could not store it");
 		} else if (it->status == 204) {
 			registry_set_lc(c->reg, it->node, &lcs[i]);
+			wmon_apply(c->wmon, it->wiring);   /* stored: now it counts */
+			it->wiring = NULL;
 			atomic_fetch_add(&c->ctr.reports_ingested, 1);
 		}
 		it->done(it, it->arg);

@@ -19,6 +19,7 @@
 
 struct ctrl;
 struct ingest;
+struct wmon_staged;
 
 /*
  * A report on its way to the inventory: what the writer needs of it (its
@@ -30,6 +31,7 @@ struct ingest_item {
 	double received_at;
 	struct inv_report_summary sum;
 	int healthy;                 /* lc_report_healthy() of the report */
+	struct wmon_staged *wiring;  /* its wiring, applied once stored (owned) */
 	const char *json;            /* the report as received: not owned, and it
 					must stay valid until done() is called */
 	size_t json_len;

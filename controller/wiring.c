@@ -72,9 +72,10 @@ void
 wiring_sb_num(struct wiring_sb *b, double v)
 {
 	char tmp[32], *q = tmp + sizeof(tmp) - 1;
-	long long i = (long long)v;
+	long long i;
 
-	if ((double)i != v || i < 0 || i > 1000000000) {
+	/* range first: converting a NaN or a huge double to an integer is undefined */
+	if (!(v >= 0 && v <= 1e9) || (double)(i = (long long)v) != v) {
 		snprintf(tmp, sizeof(tmp), "%g", v);
 		wiring_sb_putn(b, tmp, sizeof(tmp));
 		return;
@@ -179,12 +180,31 @@ edge_fits(const struct wiring_graph *g, const struct wiring_edge *e, const struc
 	    (end_fits(g, e->ai, e->ap, w->bi, w->br) && end_fits(g, e->bi, e->bp, w->ai, w->ar));
 }
 
-/* An unused edge fitting w exactly; confirmed ones first, then the healthiest. */
+/*
+ * Is a cable with problems a healthier than one with problems b?  Problems
+ * are ordered by how serious they are (the lowest verdict first), so the
+ * bitmasks cannot be compared as numbers: a one-sided cable (a low bit) is
+ * worse than a degraded one (a high bit).  None beats any; then the one
+ * whose most serious problem is the least serious; then fewer problems.
+ */
+static int
+healthier(unsigned a, unsigned b)
+{
+	enum wiring_verdict fa = wiring_first_problem(a), fb = wiring_first_problem(b);
+
+	if (a == 0 || b == 0)
+		return a == 0 && b != 0;
+	if (fa != fb)
+		return fa > fb;
+	return __builtin_popcount(a) < __builtin_popcount(b);
+}
+
+/* An unused edge fitting w exactly, the healthiest of them. */
 static struct wiring_edge *
 find_exact(struct wiring_graph *g, const struct wiring_want *w)
 {
 	struct wiring_edge *best = NULL;
-	unsigned best_bits = ~0u;
+	unsigned best_bits = 0;
 
 	if (w->ai < 0 || w->bi < 0)
 		return NULL;
@@ -195,7 +215,7 @@ find_exact(struct wiring_graph *g, const struct wiring_want *w)
 		if (e->used || !edge_fits(g, e, w))
 			continue;
 		bits = wiring_edge_problems(g, e);
-		if (best == NULL || bits < best_bits) {
+		if (best == NULL || healthier(bits, best_bits)) {
 			best = e;
 			best_bits = bits;
 		}
@@ -270,38 +290,55 @@ expected_links(const struct wiring_input *in, int *n)
 	return v;
 }
 
-/* First pass: exact matches; second: what is there instead. */
+/*
+ * The edge on node i's receptacle r, claimed for one link only.  It stays
+ * unmatched: it is listed as unexpected, and what it joins still counts.
+ */
+static struct wiring_edge *
+claim_on(struct wiring_graph *g, int i, const char *r)
+{
+	struct wiring_edge *e = edge_on(g, i, r);
+
+	if (e == NULL || e->claimed)
+		return NULL;
+	e->claimed = 1;
+	return e;
+}
+
+/*
+ * First pass: exact matches; second: a cable between the two nodes on
+ * other ports; third: the cables on the planned ports that go elsewhere.
+ * Each cable is claimed by one link at most, so no two links give
+ * contradictory fixes for it.
+ */
 static void
 judge_all(struct wiring_graph *g, const struct wiring_plan_link *pl, int n,
     struct wiring_link *links)
 {
 	struct wiring_edge **found = calloc((size_t)(n > 0 ? n : 1), sizeof(*found));
-	int *done = calloc((size_t)(n > 0 ? n : 1), sizeof(*done));
+	struct wiring_want w;
 
-	for (int k = 0; found && done && k < n; k++) {
-		struct wiring_want w;
-
+	for (int k = 0; found && k < n; k++) {
 		want_init(g, &pl[k], &w);
-		if ((found[k] = find_exact(g, &w)) != NULL) {
+		if ((found[k] = find_exact(g, &w)) != NULL)
 			found[k]->used = 1;
-			done[k] = 1;
-		}
 	}
-	for (int k = 0; found && done && k < n; k++) {
-		struct wiring_want w;
-		struct wiring_edge *e = found[k], *oa = NULL, *ob = NULL;
+	for (int k = 0; found && k < n; k++) {
+		want_init(g, &pl[k], &w);
+		if (found[k] == NULL && (found[k] = find_between(g, &w)) != NULL)
+			found[k]->used = 1;
+	}
+	for (int k = 0; found && k < n; k++) {
+		struct wiring_edge *oa = NULL, *ob = NULL;
 
 		want_init(g, &pl[k], &w);
-		if (!done[k]) {
-			if ((e = find_between(g, &w)) != NULL)
-				e->used = 1;
-			oa = edge_on(g, w.ai, w.ar);
-			ob = edge_on(g, w.bi, w.br);
+		if (found[k] == NULL) {
+			oa = claim_on(g, w.ai, w.ar);
+			ob = claim_on(g, w.bi, w.br);
 		}
-		wiring_judge(g, &w, e, oa, ob, &links[k]);
+		wiring_judge(g, &w, found[k], oa, ob, &links[k]);
 	}
 	free(found);
-	free(done);
 }
 
 static int

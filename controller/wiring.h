@@ -148,6 +148,7 @@ struct wiring_link {
 	enum wiring_verdict verdict;
 	unsigned problems;                /* bit (1u << v) for each problem v; 0 when pass */
 	int pass;
+	int cabled;                       /* a cable joining its two nodes was found */
 	double speed_gbps;                /* NAN null */
 	wiring_text expected;             /* "mac1 tb2 -- mac2 tb5" */
 	wiring_text actual;               /* "mac1 tb2 -- mac2 tb5 at 80 Gb/s"; "nothing" */
@@ -204,8 +205,9 @@ struct wiring_pair {
 
 /*
  * 1 and fills *out (pointers into r) when a working RDMA link joins nodes a
- * and b (an expected link that passes or whose only problem is miswired,
- * or an unexpected one that is healthy), 0 when none does.  The cluster
+ * and b (an expected link that passes, or whose only problem is miswired
+ * with a cable found between a and b; or an unexpected one that is
+ * healthy), 0 when none does.  The cluster
  * verdict counts the same links.
  */
 int wiring_pair_link(const struct wiring_result *r, const char *a, const char *b,

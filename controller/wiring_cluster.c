@@ -27,11 +27,16 @@ node_index(const struct wiring_result *r, const char *name)
 	return -1;
 }
 
-/* A cable that carries RDMA: passing, or only not where the plan put it. */
+/*
+ * A cable that carries RDMA between the link's two nodes: one was found
+ * joining them, and it passes or is only not where the plan put it.  A
+ * planned link whose port holds a cable to elsewhere is miswired too, but
+ * joins nothing.
+ */
 static int
 usable(const struct wiring_link *l)
 {
-	return l->pass || l->problems == (1u << WIRING_MISWIRED);
+	return l->cabled && (l->pass || l->problems == (1u << WIRING_MISWIRED));
 }
 
 static void

@@ -9,7 +9,9 @@
  * The reader takes what people write: comments (//, / * * /, and # lines),
  * graph/node/edge attribute statements and [attribute] lists (ignored),
  * quoted or bare ids, ; or , or nothing between statements, subgraphs,
- * edge chains (a -- b -- c), digraphs with ->, and ports with or without
+ * edge chains of nodes without ports (a -- b -- c: a port holds one
+ * cable, so a chain cannot pass through one), digraphs with ->, and ports
+ * with or without
  * "tb".  Errors name the line.
  */
 #include "wiring_int.h"
@@ -338,6 +340,10 @@ parse_id_stmt(struct parser *ps)
 			    "");
 		if (parse_end(ps, &next) < 0 || add_link(ps, &prev, &next) < 0)
 			return -1;
+		if (ps->lx.t == T_EDGE && next.e.receptacle[0])
+			return fail_at(ps, next.line, "a chain through %s:tb%s puts two cables on "
+			    "one receptacle: chains take nodes without ports", next.e.node,
+			    next.e.receptacle);
 		prev = next;
 	}
 	return skip_attrs(ps);
@@ -446,10 +452,14 @@ fail:
 char *
 wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int n)
 {
-	size_t cap = 64 + strlen(cluster) + (size_t)(n > 0 ? n : 0) * 200;
-	char *buf = malloc(cap), end[2][128];
+	/* "graph \"C\" {\n" "}\n"; per link "\t\"A\":\"tbR\" -- \"B\":\"tbR\";\n" */
+	size_t cap = strlen(cluster) + 16, len;
+	char *buf, end[2][sizeof(links[0].a.node) + sizeof(links[0].a.receptacle) + 8];
 
-	if (buf == NULL)
+	for (int k = 0; k < n; k++)
+		cap += strlen(links[k].a.node) + strlen(links[k].a.receptacle) +
+		    strlen(links[k].b.node) + strlen(links[k].b.receptacle) + 24;
+	if ((buf = malloc(cap)) == NULL)
 		return NULL;
 	snprintf(buf, cap, "graph \"%s\" {\n", cluster);
 	for (int k = 0; k < n; k++) {
@@ -464,5 +474,11 @@ wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int 
 		wiring_append(buf, cap, "\t%s -- %s;\n", end[0], end[1]);
 	}
 	wiring_append(buf, cap, "}\n");
+	/* cut short would store a plan that never parses again */
+	len = strlen(buf);
+	if (len < 2 || strcmp(buf + len - 2, "}\n") != 0) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }

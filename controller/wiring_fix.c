@@ -21,6 +21,32 @@ wiring_end_text(const char *node, const char *r, char *out, size_t n)
 	wiring_sb_cat(&b, node, r[0] ? " tb" : "", r, (char *)NULL);
 }
 
+/*
+ * Who is at the far end of a cable whose peer domain no port of the
+ * cluster reports: a member that has sent no report (or none with its
+ * ports) when there is one, named; otherwise a host outside the cluster.
+ */
+static void
+unresolved_text(const struct wiring_graph *g, char *out, size_t n)
+{
+	int k = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].freshness == WIRING_REPORT_NONE || g->nodes[i].n_ports < 0)
+			k++;
+	if (k == 0) {
+		wiring_scopy(out, n, "a host outside the cluster");
+		return;
+	}
+	wiring_append(out, n, "%s", k == 1 ? "" : "one of ");
+	for (int i = 0, j = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].freshness == WIRING_REPORT_NONE || g->nodes[i].n_ports < 0)
+			wiring_append(out, n, "%s%s", j++ ? (j == k ? " or " : ", ") : "",
+			    g->nodes[i].name);
+	wiring_append(out, n, ", %s without a report", k == 1 ? "a member" : "members");
+}
+
 static void
 side_text(const struct wiring_side *s, char *out, size_t n)
 {
@@ -131,7 +157,10 @@ wiring_actual_text(const struct wiring_graph *g, const struct wiring_edge *e, ch
 	wiring_sb_init(&b, out, n);
 	wiring_sb_cat(&b, a->name, " tb", a->ports[e->ap].receptacle, " -- ", (char *)NULL);
 	if (e->bi < 0) {
-		wiring_sb_cat(&b, "a host outside the cluster (domain ", (char *)NULL);
+		char who[160];
+
+		unresolved_text(g, who, sizeof(who));
+		wiring_sb_cat(&b, who, " (domain ", (char *)NULL);
 		wiring_sb_putn(&b, a->ports[e->ap].peer_uuid, 8);
 		wiring_sb_cat(&b, ")", (char *)NULL);
 	} else
@@ -196,7 +225,7 @@ far_text(const struct wiring_graph *g, const struct wiring_edge *e, int i, int p
 {
 	if (e->ai == i && e->ap == p) {
 		if (e->bi < 0)
-			snprintf(out, n, "a host outside the cluster");
+			unresolved_text(g, out, n);
 		else
 			wiring_end_text(g->nodes[e->bi].name, g->nodes[e->bi].ports[e->bp].receptacle,
 			    out, n);
@@ -205,12 +234,23 @@ far_text(const struct wiring_graph *g, const struct wiring_edge *e, int i, int p
 		    n);
 }
 
+/* Where to plug: "mac4 receptacle 6", or "a free receptacle of mac4" when
+ * the plan leaves that end's receptacle open. */
+static void
+plug_text(const char *node, const char *r, char *out, size_t n)
+{
+	if (r[0])
+		snprintf(out, n, "%s receptacle %s", node, r);
+	else
+		snprintf(out, n, "a free receptacle of %s", node);
+}
+
 static void
 fix_miswired(const struct wiring_graph *g, const struct wiring_want *w,
     const struct wiring_edge *e, const struct wiring_edge *oa,
     const struct wiring_edge *ob, struct wiring_link *l)
 {
-	char far[96];
+	char far[192], to[96];
 
 	if (e != NULL) {
 		if (w->ar[0] && strcmp(l->a.receptacle, w->ar) != 0) {
@@ -227,15 +267,61 @@ fix_miswired(const struct wiring_graph *g, const struct wiring_want *w,
 	}
 	if (oa) {
 		far_text(g, oa, w->ai, wiring_graph_port(g, w->ai, w->ar), far, sizeof(far));
+		plug_text(w->bn, w->br, to, sizeof(to));
 		sep(l->fix, sizeof(l->fix));
 		wiring_append(l->fix, sizeof(l->fix), "the cable on %s receptacle %s goes to %s: "
-		    "move its far end to %s receptacle %s", w->an, w->ar, far, w->bn, w->br);
+		    "move its far end to %s", w->an, w->ar, far, to);
 	}
 	if (ob) {
 		far_text(g, ob, w->bi, wiring_graph_port(g, w->bi, w->br), far, sizeof(far));
+		plug_text(w->an, w->ar, to, sizeof(to));
 		sep(l->fix, sizeof(l->fix));
 		wiring_append(l->fix, sizeof(l->fix), "the cable on %s receptacle %s goes to %s: "
-		    "move its far end to %s receptacle %s", w->bn, w->br, far, w->an, w->ar);
+		    "move its far end to %s", w->bn, w->br, far, to);
+	}
+}
+
+/* The fixes for one end (node i, its side s) of a cable with problems. */
+static void
+fix_side(const struct wiring_graph *g, int i, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+	int p = s->receptacle[0] ? wiring_graph_port(g, i, s->receptacle) : -1;
+
+	if ((l->problems & BIT(WIRING_BRIDGE_LOOP)) && nd->bridge_active == TRI_TRUE &&
+	    nd->bridge_tb_members != 0) {
+		sep(l->fix, sizeof(l->fix));
+		wiring_append(l->fix, sizeof(l->fix), "turn off the Thunderbolt Bridge on %s "
+		    "(networksetup -setnetworkserviceenabled \"Thunderbolt Bridge\" off)",
+		    nd->name);
+	}
+	if ((l->problems & BIT(WIRING_RDMA_OFF)) && nd->rdma == RDMA_STATE_DISABLED) {
+		sep(l->fix, sizeof(l->fix));
+		wiring_append(l->fix, sizeof(l->fix), "boot %s into Recovery and run "
+		    "rdma_ctl enable", nd->name);
+	} else if ((l->problems & BIT(WIRING_RDMA_OFF)) && p >= 0 &&
+	    !wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p])) {
+		sep(l->fix, sizeof(l->fix));
+		wiring_append(l->fix, sizeof(l->fix), "move the cable off %s receptacle %s: "
+		    "it does not carry RDMA", nd->name, nd->ports[p].receptacle);
+	}
+	if ((l->problems & BIT(WIRING_PORT_DOWN)) && s->rdma_device[0] && p >= 0) {
+		const char *dev, *st = port_state_word(nd, nd->ports[p].interface, &dev);
+
+		if (st && strcmp(st, "down") == 0) {
+			sep(l->fix, sizeof(l->fix));
+			wiring_append(l->fix, sizeof(l->fix), "%s on %s is down with the cable "
+			    "up: reseat the cable, check rdma_ctl status at both ends, then "
+			    "reboot %s if it stays down", dev, nd->name, nd->name);
+		}
+	}
+	if ((l->problems & BIT(WIRING_NO_IPV4)) && p >= 0 && nd->ports[p].n_ipv4 == 0) {
+		sep(l->fix, sizeof(l->fix));
+		wiring_append(l->fix, sizeof(l->fix), "give %s %s (receptacle %s) an IPv4 "
+		    "address: JACCL cannot start without one", nd->name,
+		    nd->ports[p].interface[0] ? nd->ports[p].interface : "its interface",
+		    nd->ports[p].receptacle);
 	}
 }
 
@@ -256,46 +342,9 @@ fix_health(const struct wiring_graph *g, const struct wiring_edge *e, struct wir
 	}
 	for (int k = 0; k < 2; k++) {
 		int i = wiring_graph_node(g, sides[k]->node);
-		const struct wiring_node *nd = i >= 0 ? &g->nodes[i] : NULL;
-		int p;
 
-		if (nd == NULL || nd->freshness != WIRING_REPORT_FRESH)
-			continue;
-		p = sides[k]->receptacle[0] ? wiring_graph_port(g, i, sides[k]->receptacle) : -1;
-		if ((l->problems & BIT(WIRING_BRIDGE_LOOP)) && nd->bridge_active == TRI_TRUE &&
-		    nd->bridge_tb_members != 0) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "turn off the Thunderbolt Bridge on %s "
-			    "(networksetup -setnetworkserviceenabled \"Thunderbolt Bridge\" off)",
-			    nd->name);
-		}
-		if ((l->problems & BIT(WIRING_RDMA_OFF)) && nd->rdma == RDMA_STATE_DISABLED) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "boot %s into Recovery and run "
-			    "rdma_ctl enable", nd->name);
-		} else if ((l->problems & BIT(WIRING_RDMA_OFF)) && p >= 0 &&
-		    !wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p])) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "move the cable off %s receptacle %s: "
-			    "it does not carry RDMA", nd->name, nd->ports[p].receptacle);
-		}
-		if ((l->problems & BIT(WIRING_PORT_DOWN)) && sides[k]->rdma_device[0] && p >= 0) {
-			const char *dev, *st = port_state_word(nd, nd->ports[p].interface, &dev);
-
-			if (st && strcmp(st, "down") == 0) {
-				sep(l->fix, sizeof(l->fix));
-				wiring_append(l->fix, sizeof(l->fix), "%s on %s is down with the cable "
-				    "up: reseat the cable, check rdma_ctl status at both ends, then "
-				    "reboot %s if it stays down", dev, nd->name, nd->name);
-			}
-		}
-		if ((l->problems & BIT(WIRING_NO_IPV4)) && p >= 0 && nd->ports[p].n_ipv4 == 0) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "give %s %s (receptacle %s) an IPv4 "
-			    "address: JACCL cannot start without one", nd->name,
-			    nd->ports[p].interface[0] ? nd->ports[p].interface : "its interface",
-			    nd->ports[p].receptacle);
-		}
+		if (i >= 0 && g->nodes[i].freshness == WIRING_REPORT_FRESH)
+			fix_side(g, i, sides[k], l);
 	}
 	if (l->problems & BIT(WIRING_DEGRADED)) {
 		sep(l->fix, sizeof(l->fix));
@@ -390,12 +439,22 @@ wiring_unexpected_fix(const struct wiring_graph *g, const struct wiring_edge *e,
 	l->problems = wiring_edge_problems(g, e);
 	l->verdict = wiring_first_problem(l->problems);
 	l->pass = l->problems == 0;
+	l->cabled = e->bi >= 0;
 	wiring_actual_text(g, e, l->actual, sizeof(l->actual));
 	snprintf(l->expected, sizeof(l->expected), "nothing");
 	wiring_evidence(g, e->ai, e->ap, w.an, l->evidence_a, sizeof(l->evidence_a));
 	if (e->bi < 0) {
-		snprintf(l->fix, sizeof(l->fix), "%s receptacle %s is cabled to a host outside the "
-		    "cluster: add that Mac to the cluster or unplug the cable", w.an, w.ar);
+		char who[160];
+
+		unresolved_text(g, who, sizeof(who));
+		if (strcmp(who, "a host outside the cluster") == 0)
+			snprintf(l->fix, sizeof(l->fix), "%s receptacle %s is cabled to a host "
+			    "outside the cluster: add that Mac to the cluster or unplug the cable",
+			    w.an, w.ar);
+		else
+			snprintf(l->fix, sizeof(l->fix), "%s receptacle %s is cabled to a host that "
+			    "does not report, probably %s: get its tbagentd reporting (accept it "
+			    "if it is pending)", w.an, w.ar, who);
 		return;
 	}
 	wiring_evidence(g, e->bi, e->both ? e->bp : -1, w.bn, l->evidence_b,

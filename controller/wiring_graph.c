@@ -55,23 +55,52 @@ n_ports(const struct wiring_node *n)
 	return n->n_ports < WIRING_PORTS_MAX ? n->n_ports : WIRING_PORTS_MAX;
 }
 
-/* The port whose own domain is uuid (hash h), as (node, port); -1 none. */
+static int peer_of(const struct wiring_port *p);
+
+/*
+ * How well port (i, p), whose own domain is the uuid sought, fits as the far
+ * end of a cable from a port of domain mine: 2 it names mine back and has
+ * no edge yet, 1 no edge yet, 0 otherwise.  On a Mac every port is its own
+ * domain, so one port has the uuid; on Linux every port of a host shares
+ * the host router's domain, and the port that names us back is the one.
+ */
+static int
+far_fit(const struct wiring_graph *g, int i, int p, const char *mine)
+{
+	const struct wiring_port *wp = &g->nodes[i].ports[p];
+
+	if (g->port_edge[i][p] >= 0)
+		return 0;
+	return peer_of(wp) && strcmp(wp->peer_uuid, mine) == 0 ? 2 : 1;
+}
+
+/* The port whose own domain is uuid (hash h), as (node, port), the best
+ * fitting far end for a port of domain mine; -1 none. */
 static int
 resolve(const struct wiring_graph *g, const struct port_key *keys, int n_keys, uint64_t h,
-    const char *uuid, int *port)
+    const char *uuid, const char *mine, int *port)
 {
-	for (int k = 0; k < n_keys; k++) {
+	int best = -1, best_fit = -1;
+
+	for (int k = 0; k < n_keys && best_fit < 2; k++) {
 		const struct wiring_port *p;
+		int fit;
 
 		if (keys[k].hash != h)
 			continue;
 		p = &g->nodes[keys[k].node].ports[keys[k].port];
-		if (strcmp(p->domain_uuid, uuid) == 0) {
-			*port = keys[k].port;
-			return keys[k].node;
+		if (strcmp(p->domain_uuid, uuid) != 0)
+			continue;
+		fit = far_fit(g, keys[k].node, keys[k].port, mine);
+		if (fit > best_fit) {
+			best = k;
+			best_fit = fit;
 		}
 	}
-	return -1;
+	if (best < 0)
+		return -1;
+	*port = keys[best].port;
+	return keys[best].node;
 }
 
 static int
@@ -94,6 +123,7 @@ add_edge(struct wiring_graph *g, int ai, int ap, int bi, int bp, int both)
 	e->bp = bp;
 	e->both = both;
 	e->used = 0;
+	e->claimed = 0;
 	g->port_edge[ai][ap] = (short)g->n_edges;
 	if (both)
 		g->port_edge[bi][bp] = (short)g->n_edges;
@@ -109,7 +139,8 @@ add_port(struct wiring_graph *g, const struct port_key *keys, int n_keys, int i,
 
 	if (g->port_edge[i][p] >= 0 || !peer_of(wp))
 		return;
-	bi = resolve(g, keys, n_keys, uuid_hash(wp->peer_uuid), wp->peer_uuid, &bp);
+	bi = resolve(g, keys, n_keys, uuid_hash(wp->peer_uuid), wp->peer_uuid, wp->domain_uuid,
+	    &bp);
 	if (bi >= 0) {
 		const struct wiring_port *far = &g->nodes[bi].ports[bp];
 

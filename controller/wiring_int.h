@@ -15,6 +15,7 @@ struct wiring_edge {
 	int ai, ap, bi, bp;
 	int both;                  /* each end names the other */
 	int used;                  /* matched to an expected link */
+	int claimed;               /* named by a miswired link's fix (one link at most) */
 };
 
 #define WIRING_EDGES_MAX (WIRING_NODES_MAX * WIRING_PORTS_MAX)

@@ -237,5 +237,6 @@ wiring_judge(const struct wiring_graph *g, const struct wiring_want *w,
 	l->problems = want_problems(g, w, e, oa, ob, swap);
 	l->verdict = wiring_first_problem(l->problems);
 	l->pass = l->problems == 0;
+	l->cabled = e != NULL && e->bi >= 0;
 	wiring_fix_text(g, w, e, oa, ob, l);
 }

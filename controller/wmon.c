@@ -178,6 +178,91 @@ wmon_report(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 }
 
+struct wmon_staged {
+	api_name node;
+	uint64_t fp;
+	struct wiring_node wn;
+};
+
+struct wmon_staged *
+wmon_stage(struct wmon *m, const char *node, const struct report *r)
+{
+	uint64_t fp = wmon_fingerprint(r);
+	const struct wmon_node *e;
+	struct wmon_staged *st;
+	int same;
+
+	if (m == NULL)
+		return NULL;
+	pthread_mutex_lock(&m->mu);
+	e = wmon_node_get(m, node, 0);
+	same = e != NULL && e->fp == fp;
+	pthread_mutex_unlock(&m->mu);
+	if (same || (st = malloc(sizeof(*st))) == NULL)
+		return NULL;
+	snprintf(st->node, sizeof(st->node), "%s", node);
+	st->fp = fp;
+	wiring_node_from_report(&st->wn, node, NODE_READY, r, 0, 0, 0);
+	return st;
+}
+
+void
+wmon_apply(struct wmon *m, struct wmon_staged *st)
+{
+	struct wmon_node *e;
+
+	if (m == NULL || st == NULL) {
+		free(st);
+		return;
+	}
+	pthread_mutex_lock(&m->mu);
+	if ((e = wmon_node_get(m, st->node, 1)) != NULL && e->fp != st->fp) {
+		e->wn = st->wn;
+		e->fp = st->fp;
+		e->dirty = 1;
+		m->dirty = 1;
+		pthread_cond_signal(&m->cv);
+	}
+	pthread_mutex_unlock(&m->mu);
+	free(st);
+}
+
+void
+wmon_staged_free(struct wmon_staged *st)
+{
+	free(st);
+}
+
+void
+wmon_forget(struct wmon *m, const char *node)
+{
+	size_t i, j;
+
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&m->mu);
+	if (m->cap == 0 || !m->slots[i = slot_of(m, node)].name[0]) {
+		pthread_mutex_unlock(&m->mu);
+		return;
+	}
+	/* open addressing: pull later entries of the run back over the hole */
+	memset(&m->slots[i], 0, sizeof(m->slots[i]));
+	m->used--;
+	for (j = (i + 1) & (m->cap - 1); m->slots[j].name[0]; j = (j + 1) & (m->cap - 1)) {
+		size_t home = (size_t)fnv_str(FNV_OFFSET, m->slots[j].name) & (m->cap - 1);
+
+		/* j stays unless its home lies cyclically outside (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		memset(&m->slots[j], 0, sizeof(m->slots[j]));
+		i = j;
+	}
+	m->touched = 1;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
 void
 wmon_touch(struct wmon *m)
 {
@@ -238,7 +323,9 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 	ci->json = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->json));
 	if (ci->members == NULL || ci->json == NULL)
 		return -1;
-	for (int i = 0; i < n_all && ci->n_members < WIRING_NODES_MAX; i++) {
+	/* every member, however many: wiring_check refuses a cluster beyond
+	 * WIRING_NODES_MAX with a reason rather than checking part of it */
+	for (int i = 0; i < n_all; i++) {
 		if (strcmp(all[i].cluster, cluster) != 0)
 			continue;
 		ci->members[ci->n_members] = all[i];
@@ -277,14 +364,19 @@ fill_missing(struct wmon *m, struct wmon_cluster_in *ci)
 static void
 member_node(struct wmon *m, const struct api_node *a, double now, struct wiring_node *wn)
 {
-	struct wmon_node *e;
+	const struct wmon_node *e;
 
+	int have;
+
+	/* e points into the table, which another thread's grow() may free:
+	 * everything read from it is read under the lock */
 	pthread_mutex_lock(&m->mu);
 	e = wmon_node_get(m, a->name, 0);
-	if (e != NULL && e->fp != 0)
+	have = e != NULL && e->fp != 0;
+	if (have)
 		*wn = e->wn;
 	pthread_mutex_unlock(&m->mu);
-	if (e == NULL || e->fp == 0) {
+	if (!have) {
 		wiring_node_from_report(wn, a->name, a->state, NULL, NAN, now, 0);
 		return;
 	}
@@ -343,6 +435,11 @@ wmon_cluster_check(struct wmon *m, struct wmon_cluster_in *ci, double now, char 
 	struct wiring_result *r = NULL;
 
 	memset(&in, 0, sizeof(in));
+	if (ci->n_members > WIRING_NODES_MAX) {
+		snprintf(err, errlen, "a cluster has at most %d nodes, not %d", WIRING_NODES_MAX,
+		    ci->n_members);
+		return NULL;
+	}
 	if (expectation(ci, &in.expect, &plan, err, errlen) == -1)
 		return NULL;
 	if ((nodes = member_nodes(m, ci, now)) == NULL) {
@@ -392,6 +489,12 @@ wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_result
 	*out = NULL;
 	if ((rc = load_one(m, cluster, &ci, err, errlen)) != 0)
 		return rc;
+	if (ci.n_members > WIRING_NODES_MAX) {
+		snprintf(err, errlen, "cluster %s has %d nodes; a wiring check takes at most %d",
+		    cluster, ci.n_members, WIRING_NODES_MAX);
+		wmon_cluster_free(&ci);
+		return WMON_TOO_BIG;
+	}
 	*out = wmon_cluster_check(m, &ci, now, err, errlen);
 	wmon_cluster_free(&ci);
 	return *out ? 0 : -1;
@@ -408,6 +511,12 @@ wmon_nodes(struct wmon *m, const char *cluster, double now, struct wiring_node *
 	*n = 0;
 	if ((rc = load_one(m, cluster, &ci, err, errlen)) != 0)
 		return rc;
+	if (ci.n_members > WIRING_NODES_MAX) {
+		snprintf(err, errlen, "cluster %s has %d nodes; a cabling plan takes at most %d",
+		    cluster, ci.n_members, WIRING_NODES_MAX);
+		wmon_cluster_free(&ci);
+		return WMON_TOO_BIG;
+	}
 	if ((*out = member_nodes(m, &ci, now)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;

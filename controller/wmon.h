@@ -1,9 +1,10 @@
 /*
  * The controller's live wiring view (the I/O around the pure engine in
- * wiring.h).  Each report passes through wmon_report() on the HTTP thread:
+ * wiring.h).  Each report passes through wmon_stage() on the HTTP thread:
  * a fingerprint of its wiring-relevant fields (ports, peers, addresses,
  * RDMA, bridge, OS build) is compared with the node's last one, and only
- * a change copies the report's wiring into the cache and wakes the wmon
+ * a change stages the report's wiring, which the ingest writer applies to
+ * the cache (wmon_apply()) once the report is stored, waking the wmon
  * thread, which re-validates the clusters of the changed nodes (and every
  * cluster every WMON_FULL_EVERY seconds, to see reports go stale), records
  * an event for each link whose verdict changed, and keeps the verdicts that
@@ -34,15 +35,33 @@ void wmon_free(struct wmon *m);              /* accepts NULL */
 /* The fingerprint of r's wiring-relevant fields. */
 uint64_t wmon_fingerprint(const struct report *r);
 
-/* A node's report was accepted (any thread; cheap unless its wiring changed). */
+/* Store a report's wiring at once (any thread; cheap unless its wiring
+ * changed); the report handler stages and applies instead (below). */
 void wmon_report(struct wmon *m, const char *node, const struct report *r);
 
 /* A cluster's membership or plan changed: check it (every cluster) soon. */
 void wmon_touch(struct wmon *m);
 
 /*
+ * A report's wiring staged on the HTTP thread, applied by the ingest writer
+ * only once the report is stored (a report refused then changes nothing).
+ * wmon_stage: NULL when the wiring is what the cache has (a hash), or out
+ * of memory (the next report tries again).  wmon_apply frees st; both it
+ * and wmon_staged_free accept NULL.
+ */
+struct wmon_staged;
+struct wmon_staged *wmon_stage(struct wmon *m, const char *node, const struct report *r);
+void wmon_apply(struct wmon *m, struct wmon_staged *st);
+void wmon_staged_free(struct wmon_staged *st);
+/* Drop node's cached wiring (the node was removed); accepts NULL. */
+void wmon_forget(struct wmon *m, const char *node);
+/* wmon_check's answer for a cluster beyond WIRING_NODES_MAX nodes. */
+#define WMON_TOO_BIG (-3)
+
+/*
  * Validate cluster now.  0 and *out (free with wiring_result_free), or
- * INV_NOTFOUND (no such cluster), or -1 with err.  Takes inv_mu: the caller
+ * INV_NOTFOUND (no such cluster), WMON_TOO_BIG with err (more members than
+ * WIRING_NODES_MAX), or -1 with err.  Takes inv_mu: the caller
  * must not hold it.
  */
 int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_result **out,
@@ -50,7 +69,7 @@ int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_re
 
 /*
  * The engine's view of cluster's nodes now (*out malloc'd, *n of them;
- * for cabling plans).  0, INV_NOTFOUND or -1 with err.  Takes inv_mu.
+ * for cabling plans).  0, INV_NOTFOUND, WMON_TOO_BIG or -1 with err.  Takes inv_mu.
  */
 int wmon_nodes(struct wmon *m, const char *cluster, double now, struct wiring_node **out,
     int *n, char *err, size_t errlen);

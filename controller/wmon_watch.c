@@ -369,7 +369,8 @@ static void
 label(struct buf *b, const char *v)
 {
 	for (; *v; v++)
-		add(b, "%s%c", *v == '\\' || *v == '"' ? "\\" : "", *v == '\n' ? 'n' : *v);
+		add(b, "%s%c", *v == '\\' || *v == '"' || *v == '\n' ? "\\" : "",
+		    *v == '\n' ? 'n' : *v);
 }
 
 char *

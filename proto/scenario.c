@@ -42,7 +42,7 @@ static const char *const node_keys[] = {
 /* What defaults may hold: node_keys without those naming one machine. */
 #define DEFAULT_KEYS (node_keys + 3)
 static const char *const cable_keys[] = { "a", "b", "speed_gbps", NULL };
-static const char *const port_keys[] = { "port", "ipv4", "port_down", NULL };
+static const char *const port_keys[] = { "port", "ipv4", "port_down", "reports_empty", NULL };
 
 #define NODE_STR(key, dflt) \
 	{ #key, offsetof(struct scenario_node, key), sizeof(((struct scenario_node *)0)->key), dflt }
@@ -572,6 +572,24 @@ parse_port_ipv4(struct parse *p, const cJSON *it, const char *where, struct scen
 	return 0;
 }
 
+/* A fault flag of a ports[] entry (absent: 0); it needs a cable. */
+static int
+port_flag(struct parse *p, const cJSON *obj, const char *key, const char *where, int node,
+    int r, int *out)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (it == NULL)
+		return 0;
+	if (!cJSON_IsBool(it))
+		return fail(p, "%s.%s: must be true or false", where, key);
+	*out = cJSON_IsTrue(it);
+	if (*out && p->s->nodes[node].ports[r - 1].cable < 0)
+		return fail(p, "%s.%s: %s receptacle %d has no cable", where, key,
+		    p->s->nodes[node].name, r);
+	return 0;
+}
+
 /* A ports[] entry: {"port": "mac3:4", "ipv4": ..., "port_down": ...}. */
 static int
 parse_port(struct parse *p, const cJSON *obj, int i)
@@ -593,15 +611,9 @@ parse_port(struct parse *p, const cJSON *obj, int i)
 	it = cJSON_GetObjectItemCaseSensitive(obj, "ipv4");
 	if (it != NULL && parse_port_ipv4(p, it, ew, pt) == -1)
 		return -1;
-	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "port_down")) == NULL)
-		return 0;
-	if (!cJSON_IsBool(it))
-		return fail(p, "%s.port_down: must be true or false", where);
-	pt->port_down = cJSON_IsTrue(it);
-	if (pt->port_down && pt->cable < 0)
-		return fail(p, "%s.port_down: %s receptacle %d has no cable", where,
-		    p->s->nodes[node].name, r);
-	return 0;
+	if (port_flag(p, obj, "port_down", where, node, r, &pt->port_down) == -1)
+		return -1;
+	return port_flag(p, obj, "reports_empty", where, node, r, &pt->reports_empty);
 }
 
 static int

@@ -42,14 +42,18 @@
  *      "port": "mac3:4",                required
  *      "ipv4": false,                   true: the default; false: none;
  *                                       ["10.0.0.1", ...]: these (<= 8)
- *      "port_down": true                RDMA port down at this end
+ *      "port_down": true,               RDMA port down at this end
+ *      "reports_empty": true            this end reports the port empty
+ *                                       though cabled; the far end still
+ *                                       sees the cable (a one-sided link)
  *    }]
  *   }
  *
  * Rules: an endpoint is "node:receptacle" ("mac1:tb2" reads too) with the
  * receptacle in 1..receptacles.  A receptacle carries at most one cable; a
  * cable joins two different nodes; two cables between one pair are fine.
- * A port is listed at most once in "ports"; "port_down" needs a cable and
+ * A port is listed at most once in "ports"; "port_down" and "reports_empty"
+ * need a cable, and each
  * affects only the end it names (list both ends for a link down on both
  * sides); addresses may be given to an empty port (a static address).
  * Duplicate serials or hardware UUIDs are accepted: a test may want them.
@@ -96,6 +100,7 @@ struct scenario_port {
 	int peer_receptacle;              /* 1-based; 0 when empty */
 	double speed_gbps;                /* negotiated; NAN when empty */
 	int port_down;                    /* fault: RDMA port down though cabled */
+	int reports_empty;                /* fault: this end does not see its cable */
 	int n_ipv4;                       /* 0 or more once parsed */
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
 };

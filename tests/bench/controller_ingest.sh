@@ -34,11 +34,12 @@ CU=http://127.0.0.1:$(logged_port "$TMP/ctl.log")
 enrol=$("$LG" setup "$CU" "$TMP/admin-token" "$NODES" "$TMP/tokens" --concurrency 32) ||
 	{ echo "loadgen setup failed"; tail -n 5 "$TMP/ctl.log"; exit 1; }
 
-# The controller's disk syncs during the run, counted by perf when it may.
+# The controller's disk syncs during the run, counted by perf when it may,
+# from before the first /metrics to after the last (perf stops on SIGINT).
 SYNCS=
 if command -v perf >/dev/null; then
 	perf stat -x, -o "$TMP/syncs" -e syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync \
-		-p "$CTL_PID" -- sleep $((SECS + 1)) >/dev/null 2>&1 &
+		-p "$CTL_PID" >/dev/null 2>&1 &
 	SYNCS=$!
 	sleep 0.5
 fi
@@ -47,7 +48,7 @@ c_run=$("$LG" run "$CU" "$TMP/tokens" --seconds "$SECS" --concurrency "$CONC" \
 	2>"$TMP/lg-ctl.err") ||
 	{ echo "loadgen against tbcontrollerd failed: $c_run"; cat "$TMP/lg-ctl.err"; exit 1; }
 curl -sf "$CU/metrics" >"$TMP/m1" || { echo "GET /metrics failed"; exit 1; }
-[ -n "$SYNCS" ] && wait "$SYNCS"
+[ -n "$SYNCS" ] && kill -INT "$SYNCS" && wait "$SYNCS"
 syncs=$(awk -F, '/sys_enter_f(data)?sync/ && $1 ~ /^[0-9]+$/ {s += $1; n++} END {if (n) print s}' \
 	"$TMP/syncs" 2>/dev/null)
 kill -TERM "$CTL_PID"

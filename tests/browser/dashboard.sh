@@ -22,17 +22,24 @@ DIR=$TOP/tests/browser
 . "$DIR/setup.sh"
 browser_setup || exit $?
 
-# run_case CASE ARGS...: the node side's "ok"/"NOT OK"/"skip" lines counted here.
+# run_case CASE ARGS...: the node side's "ok"/"NOT OK"/"skip" lines counted
+# here.  A case that crashes or times out (node exits non-zero without a NOT OK
+# line) fails, and so does one that asserted nothing.
 run_case() {
-	local line
+	local line rc=none n_ok=0 n_bad=0
 	while IFS= read -r line; do
 		case "$line" in
-		"ok - "*) ok "${line#ok - }" ;;
+		"ok - "*) ok "${line#ok - }"; n_ok=$((n_ok + 1)) ;;
 		"skip - "*) echo "# SKIP ${line#skip - }" ;;
-		"NOT OK - "*) not_ok "${line#NOT OK - }" ;;
+		"NOT OK - "*) not_ok "${line#NOT OK - }"; n_bad=$((n_bad + 1)) ;;
+		"# node exited "*) rc=${line#\# node exited } ;;
 		*) echo "$line" ;;
 		esac
 	done < <(cd "$DIR" && timeout 120 node dashboard.mjs "$@" 2>&1; echo "# node exited $?")
+	if [ "$rc" != 0 ] && [ "$n_bad" = 0 ]; then
+		not_ok "case $1: dashboard.mjs exited $rc (crashed or timed out)"
+	fi
+	[ "$n_ok" -gt 0 ] || not_ok "case $1: no assertion passed"
 }
 
 # cluster SCENARIO INTERVAL: a controller and one sim agent per node of the

@@ -78,6 +78,12 @@ fault port-down.json mac1 mac4 port-down "rdma_en4 on mac1 is down"
 fault no-ipv4.json mac1 mac3 no-ipv4 "give mac3 en2 (receptacle 1) an IPv4 address"
 check_jq "no-ipv4: that end has no address" "$TMP/w.json" "$(link mac1 mac3) | .b.ipv4 == null and .a.ipv4 != null"
 fault os-skew.json mac1 mac4 os-skew "bring mac1 (25C56) and mac4 (25D125) to the same macOS build"
+fault one-sided.json mac1 mac2 one-sided "only mac1 sees the cable between mac1 tb1 and mac2 tb4"
+check_jq "one-sided: seen from mac1 only, as the other end reports its port empty" "$TMP/w.json" "$(link mac1 mac2) |
+	.actual == \"mac1 tb1 -- mac2 tb4 (seen from mac1 only) at 80 Gb/s\" and .problems == [\"one-sided\"] and
+	(.evidence.b | contains(\"empty\"))"
+check_jq "one-sided: the other five pass, a ring remains, nothing unexpected" "$TMP/w.json" \
+	'([.links[] | select(.pass)] | length) == 5 and .verdict == "ring-only" and (.unexpected | length) == 0'
 
 # two cables between one pair: every link passes, the extra one is unexpected
 use two-cables-one-pair.json
@@ -154,6 +160,13 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$
 check_eq "a viewer may read the check" 200 "$code"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $(cat "$TMP/viewer")" --data-binary '{"topology":"mesh"}' "$CTRL_URL/v1/clusters/studio4/wiring/plan")
 check_eq "a viewer may not change the plan" 403 "$code"
+# the longest names and receptacles: the stored DOT is whole and parses again
+jq -nc '{topology: "plan", links: [range(20) | (. | tostring | if length < 2 then "0" + . else . end) as $k |
+	{a: {node: ("a" * 61 + $k), receptacle: ("1" * 29 + $k)}, b: {node: ("b" * 61 + $k), receptacle: ("2" * 29 + $k)}}]}' >"$TMP/long.json"
+code=$(api PUT /v1/clusters/studio4/wiring/plan "$(cat "$TMP/long.json")")
+check_eq "a plan of the longest names is stored" 200 "$code"
+check_eq "and the check still answers" 200 "$(api GET /v1/clusters/studio4/wiring)"
+check_jq "with its twenty links" "$TMP/api.out" '(.links | length) == 20 and .links[19].b.receptacle == ("2" * 29 + "19")'
 "$CTL" wiring expect studio4 mesh >/dev/null
 until_jq "back to a mesh on any receptacles" studio4 '.topology == "mesh" and .verdict == "tensor-ready"'
 

@@ -1,8 +1,8 @@
 /*
- * api and api_json: enum names and the name rule; exact round trips of
- * every API object (with every field set and with every field null); the
- * embedded report; request bodies, valid and refused (each error must name
- * the field); size limits; malformed and truncated JSON for every decoder.
+ * api_json: exact round trips of every API object (with every field set
+ * and with every field null); the embedded report; request bodies, valid
+ * and refused (each error must name the field); size limits; malformed and
+ * truncated JSON for every decoder.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,64 +76,6 @@ null_node(struct api_node *n, const char *name)
 	n->power_watts = NAN;
 	n->last_report_at = NAN;
 	n->enrolled_at = NAN;
-}
-
-static void
-test_state_strings(void **state)
-{
-	enum node_state s, got;
-
-	(void)state;
-	for (s = NODE_PENDING; s < NODE_STATE_COUNT; s++) {
-		assert_int_equal(api_node_state_parse(api_node_state_str(s),
-		    &got), 0);
-		assert_int_equal(got, s);
-	}
-	assert_string_equal(api_node_state_str(NODE_UNREACHABLE), "unreachable");
-	assert_string_equal(api_node_state_str(NODE_STATE_COUNT), "unknown");
-	assert_string_equal(api_node_state_str((enum node_state)-1), "unknown");
-	assert_int_equal(api_node_state_parse("unknown", &got), -1);
-	assert_int_equal(api_node_state_parse("Ready", &got), -1);
-	assert_int_equal(api_node_state_parse("", &got), -1);
-	assert_int_equal(api_node_state_parse(NULL, &got), -1);
-}
-
-static void
-test_role_strings(void **state)
-{
-	static const char *const names[] = { "admin", "viewer", "bootstrap",
-	    "node" };
-	enum token_role r, got;
-
-	(void)state;
-	for (r = ROLE_ADMIN; r < ROLE_COUNT; r++) {
-		assert_string_equal(api_role_str(r), names[r]);
-		assert_int_equal(api_role_parse(names[r], &got), 0);
-		assert_int_equal(got, r);
-	}
-	assert_string_equal(api_role_str(ROLE_COUNT), "unknown");
-	assert_int_equal(api_role_parse("root", &got), -1);
-	assert_int_equal(api_role_parse("admin ", &got), -1);
-	assert_int_equal(api_role_parse(NULL, &got), -1);
-}
-
-static void
-test_name_valid(void **state)
-{
-	static const char *const good[] = { "a", "mac1", "Mac_Studio.2",
-	    "0lab", "a-b.c_d", "x." };
-	static const char *const bad[] = { "", ".hidden", "-x", "a b", "a/b",
-	    "x:y", "caf\xc3\xa9", "tab\t", "a\n" };
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < NELEM(good); i++)
-		assert_true(api_name_valid(good[i]));
-	for (i = 0; i < NELEM(bad); i++)
-		assert_false(api_name_valid(bad[i]));
-	assert_false(api_name_valid(NULL));
-	assert_true(api_name_valid(repeat('m', 63)));
-	assert_false(api_name_valid(repeat('m', 64)));
 }
 
 static void
@@ -892,9 +834,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_state_strings),
-		cmocka_unit_test(test_role_strings),
-		cmocka_unit_test(test_name_valid),
 		cmocka_unit_test(test_node_layout),
 		cmocka_unit_test(test_node_round_trip),
 		cmocka_unit_test(test_node_with_report),

@@ -211,7 +211,7 @@ test_port_faults(void **state)
 	    "{\"port\": \"mac1:1\", \"ipv4\": false, \"port_down\": true}, "
 	    "{\"port\": \"mac2:3\", \"ipv4\": [\"10.0.0.2\", \"10.0.1.2\"]}, "
 	    "{\"port\": \"mac2:6\", \"ipv4\": [\"192.168.9.9\"]}, "
-	    "{\"port\": \"mac1:2\", \"ipv4\": true, \"port_down\": false}]}");
+	    "{\"port\": \"mac1:2\", \"ipv4\": true, \"port_down\": false, \"reports_empty\": true}]}");
 	const struct scenario_node *m1 = &s->nodes[0], *m2 = &s->nodes[1];
 
 	assert_int_equal(m1->ports[0].n_ipv4, 0);
@@ -224,6 +224,8 @@ test_port_faults(void **state)
 	assert_string_equal(m2->ports[5].ipv4[0], "192.168.9.9");
 	assert_int_equal(m1->ports[1].n_ipv4, 1);
 	assert_int_equal(m1->ports[1].port_down, 0);
+	assert_int_equal(m1->ports[1].reports_empty, 1);
+	assert_int_equal(m1->ports[0].reports_empty, 0);
 	scenario_free(s);
 }
 
@@ -391,6 +393,8 @@ static const struct bad bad[] = {
 	{ PORT("{\"port\": \"mac1:2\", \"port_down\": true}"),
 	  "ports[0].port_down: mac1 receptacle 2 has no cable" },
 	{ PORT("{\"port\": \"mac1:1\", \"port_down\": 1}"), "ports[0].port_down: must be true or false" },
+	{ PORT("{\"port\": \"mac1:2\", \"reports_empty\": true}"),
+	  "ports[0].reports_empty: mac1 receptacle 2 has no cable" },
 	{ PORT("{\"port\": \"mac1:1\", \"ipv4\": \"10.0.0.1\"}"),
 	  "ports[0].ipv4: must be true, false or an array of at most 8 IPv4 addresses" },
 	{ PORT("{\"port\": \"mac1:1\", \"ipv4\": [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", "

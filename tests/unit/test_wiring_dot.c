@@ -102,12 +102,14 @@ test_errors(void **state)
 {
 	(void)state;
 	expect_error("", "line 1: expected \"graph\" or \"digraph\"");
+	expect_error("graph g {\n a:1 -- b:2 -- c:3\n}", "line 2: a chain through b:tb2 puts two "
+	    "cables on one receptacle: chains take nodes without ports");
 	expect_error("graph g {\n a:1 -- b:2\n", "line 3: the graph is not closed (missing '}')");
 	expect_error("graph g {\n a:1 -- b:2;\n a:1 -- c:3;\n}",
 	    "line 3: a tb1 is used twice (also on line 2)");
 	expect_error("graph g {\n a:1 -- a:2\n}", "line 2: a link from a to itself");
-	expect_error("graph g {\n a:1 -- b:2 -- c:3\n}",
-	    "line 2: b tb2 is used twice (also on line 2)");
+	expect_error("graph g {\n a:1 -- b -- c:3 -- d\n}", "line 2: a chain through c:tb3 puts "
+	    "two cables on one receptacle: chains take nodes without ports");
 	expect_error("graph g {\n \"mac 1\":1 -- b:2\n}",
 	    "line 2: \"mac 1\" is not a node name (1-63 of A-Z a-z 0-9 . _ -)");
 	expect_error("graph g {\n a:\"t b\" -- b:2\n}",

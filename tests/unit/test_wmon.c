@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctrl.h"
 #include "inventory.h"
 #include "wiring_fixture.h"
 #include "wiring_json.h"
 #include "wmon.h"
+#include "wmon_int.h"
 
 static void
 test_fingerprint(void **state)
@@ -195,6 +197,144 @@ test_tables(void **state)
 	fx_free(c);
 }
 
+/* Removing a node drops its cached wiring; the rest of the table stays found. */
+static void
+test_forget(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	struct wmon *m = wmon_new(NULL);
+	char name[32];
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(m);
+	for (int k = 0; k < 200; k++) {      /* enough to grow the table twice */
+		snprintf(name, sizeof(name), "n%d", k);
+		wmon_report(m, name, &c->reports[k % 4]);
+	}
+	assert_int_equal(m->used, 200);
+	for (int k = 0; k < 200; k += 3) {
+		snprintf(name, sizeof(name), "n%d", k);
+		wmon_forget(m, name);
+	}
+	wmon_forget(m, "nosuch");
+	wmon_forget(NULL, "n1");
+	assert_int_equal(m->used, 200 - 67);
+	for (int k = 0; k < 200; k++) {
+		snprintf(name, sizeof(name), "n%d", k);
+		if (k % 3 == 0)
+			assert_null(wmon_node_get(m, name, 0));
+		else
+			assert_non_null(wmon_node_get(m, name, 0));
+	}
+	wmon_free(m);
+	fx_free(c);
+}
+
+/* A Prometheus label value escapes a newline as backslash n. */
+static void
+test_metrics_label_escape(void **state)
+{
+	struct wmon *m = wmon_new(NULL);
+	char *text;
+
+	(void)state;
+	assert_non_null(m);
+	m->states = calloc(1, sizeof(*m->states));
+	assert_non_null(m->states);
+	m->n_states = 1;
+	snprintf(m->states[0].cluster, sizeof(m->states[0].cluster), "studio4");
+	m->states[0].links = calloc(1, sizeof(*m->states[0].links));
+	assert_non_null(m->states[0].links);
+	m->states[0].n_links = 1;
+	snprintf(m->states[0].links[0].expected, sizeof(m->states[0].links[0].expected),
+	    "a\nb\"c\\d");
+	text = wmon_metrics(m);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "link=\"a\\nb\\\"c\\\\d\""));
+	free(text);
+	wmon_free(m);
+}
+
+/* A cluster beyond WIRING_NODES_MAX: every member loaded, the check refused
+ * with the reason (it used to check the first 64 only). */
+static void
+test_big_cluster_refused(void **state)
+{
+	enum { N = WIRING_NODES_MAX + 6 };
+	char dir[] = "/tmp/tbmesh-wmon-XXXXXX", path[128], err[256];
+	struct api_node *all = calloc(N, sizeof(*all));
+	struct wmon_cluster_in ci;
+	struct ctrl c;
+	struct wmon *m;
+
+	(void)state;
+	assert_non_null(all);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/inv.db", dir);
+	memset(&c, 0, sizeof(c));
+	c.inv = inv_open(path, err, sizeof(err));
+	assert_non_null(c.inv);
+	assert_int_equal(inv_cluster_add(c.inv, "big", 100), 0);
+	m = wmon_new(&c);
+	assert_non_null(m);
+	for (int k = 0; k < N; k++) {
+		snprintf(all[k].name, sizeof(all[k].name), "n%02d", k);
+		snprintf(all[k].cluster, sizeof(all[k].cluster), "big");
+		all[k].state = NODE_READY;
+		all[k].last_report_at = NAN;
+	}
+	assert_int_equal(wmon_cluster_load(m, "big", all, N, &ci), 0);
+	assert_int_equal(ci.n_members, N);
+	assert_null(wmon_cluster_check(m, &ci, 1000, err, sizeof(err)));
+	assert_non_null(strstr(err, "at most 64 nodes, not 70"));
+	wmon_cluster_free(&ci);
+	wmon_free(m);
+	inv_close(c.inv);
+	free(all);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/inv.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/inv.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A staged wiring changes the cache only when applied (the report stored). */
+static void
+test_stage_apply(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	struct wmon *m = wmon_new(NULL);
+	struct wmon_staged *st;
+	struct wmon_node *e;
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(m);
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	assert_non_null(st);
+	assert_null(wmon_node_get(m, "mac1", 0));      /* not stored yet: not cached */
+	wmon_staged_free(st);                          /* refused: nothing changes */
+	assert_null(wmon_node_get(m, "mac1", 0));
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	wmon_apply(m, st);
+	e = wmon_node_get(m, "mac1", 0);
+	assert_non_null(e);
+	assert_int_equal(e->fp, wmon_fingerprint(&c->reports[0]));
+	assert_int_equal(e->wn.n_ports, c->reports[0].thunderbolt.n_ports);
+	assert_null(wmon_stage(m, "mac1", &c->reports[0]));   /* the same wiring: a hash */
+	c->reports[0].thunderbolt.ports[0].speed_gbps = 40;
+	st = wmon_stage(m, "mac1", &c->reports[0]);
+	assert_non_null(st);
+	assert_true(wmon_node_get(m, "mac1", 0)->wn.ports[0].speed_gbps == 80);
+	wmon_apply(m, st);
+	assert_true(wmon_node_get(m, "mac1", 0)->wn.ports[0].speed_gbps == 40);
+	wmon_apply(m, NULL);
+	wmon_free(m);
+	fx_free(c);
+}
+
 int
 main(void)
 {
@@ -203,6 +343,10 @@ main(void)
 		cmocka_unit_test(test_inventory_wiring),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_stage_apply),
+		cmocka_unit_test(test_metrics_label_escape),
+		cmocka_unit_test(test_big_cluster_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -351,8 +351,10 @@ export function refreshWiring(onError) {
   if (wiringMissing && t - wiringMissing < 30) return;
   for (const key of visibleClusters) {
     const s = sections.get(key);
-    if (!s || s.busy || t - s.wiringAt < WIRING_EVERY) continue;
+    // (a tick's jitter must not make a 2 s period skip to the next tick)
+    if (!s || s.busy || t - s.wiringAt < WIRING_EVERY - 0.5) continue;
     s.busy = true;
+    s.wiringAt = t;   // when asked, not when answered: the period stays WIRING_EVERY
     get('/v1/clusters/' + encodeURIComponent(key) + '/wiring')
       .then((w) => {
         wiringMissing = 0;
@@ -372,7 +374,6 @@ export function refreshWiring(onError) {
       })
       .finally(() => {
         s.busy = false;
-        s.wiringAt = now();
       });
   }
 }

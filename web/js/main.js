@@ -79,10 +79,8 @@ async function poll() {
   }
   tickAges();
   refreshVisible(onError);
-  if (tick % 2 === 1) {
-    refreshWiring(onError);
-    refreshEvents(onError);
-  }
+  refreshWiring(onError);   // every tick; it keeps each cluster's own 2 s period
+  if (tick % 2 === 1) refreshEvents(onError);
   if (tick % 5 === 1) {
     refreshPanel('placements', '/v1/placements', 'placements', placementsHtml, onError);
     refreshPanel('rollouts', '/v1/rollouts', 'rollouts', rolloutsHtml, onError);

@@ -166,7 +166,7 @@ export function linkDetail(w, key) {
   const l = it.l, st = linkStyle(it.verdict);
   const ev = l.evidence || {};
   const probs = (l.problems || []).filter((p) => p !== it.verdict);
-  const row = (k, v) => (v ? `<dt>${k}</dt><dd>${esc(v)}</dd>` : '');
+  const row = (k, v) => (v ? `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>` : '');
   return (
     `<h4><span class="badge ${st.cls}">${esc(st.sym + ' ' + st.words)}</span> ${esc(endName(l.a))} — ${esc(endName(l.b))}</h4>` +
     `<dl>` +
