@@ -56,6 +56,10 @@ enum ctl_opt {
 	CTL_OPT_NODES = 1 << 23,
 	CTL_OPT_HOSTFILE = 1 << 24,
 	CTL_OPT_APPLY = 1 << 25,     /* a flag: --apply */
+	CTL_OPT_KEY = 1 << 26,         /* node add: --key */
+	CTL_OPT_ACCEPT_NEW = 1 << 27,  /* node add: a flag, --accept-new */
+	CTL_OPT_AGENT = 1 << 28,       /* node add: --agent-binary, --wired-limit-mb, --name */
+	CTL_OPT_NETWORK = 1 << 29,     /* a flag: --network */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -80,6 +84,16 @@ struct ctl_args {
 	const char *node;
 	const char *since;
 	const char *limit;
+	const char *user;
+	const char *key;
+	const char *port;
+	const char *fingerprint;
+	const char *agent_binary;
+	const char *wired_limit_mb;
+	const char *name;
+	int accept_new;            /* flags */
+	int dry_run;
+	int network;
 	int accept;
 	const char *topology;
 	int save;
@@ -88,9 +102,8 @@ struct ctl_args {
 	const char *nodes;
 	const char *hostfile;
 	int apply;
-	const char *host, *port, *user, *fingerprint, *password_file;
+	const char *host, *password_file;
 	const char *target, *mode, *max_unavailable, *window;
-	int dry_run;
 	int json;
 	int help;
 };
@@ -227,6 +240,31 @@ int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *
 int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 
+/* ctl_prov.c: node add and node deprovision. */
+struct prov_api_request;
+struct prov_api_status;
+
+/*
+ * node add's arguments into a request: HOST, --user, --key (made absolute
+ * with cwd), --port, --cluster, --name, --fingerprint or --accept-new,
+ * --dry-run, --agent-binary (made absolute), --wired-limit-mb.  Returns 0,
+ * or -1 with a message for a usage error.
+ */
+int ctl_prov_request(const struct ctl_args *a, const char *cwd, struct prov_api_request *req,
+    char *err, size_t errlen);
+
+/*
+ * Print what is new in status s since the last call: preflight lines from
+ * *lines on, step records from *steps on (both advanced); when s has
+ * ended, the outcome ("mac1 is ready", the failed step and what was undone,
+ * the manual step).  Returns 0, or -1 when out of memory.
+ */
+int ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps);
+
+/* 1 when status state has ended (not "running" nor "waiting"). */
+int ctl_prov_ended(const char *state);
+
+
 /* ctl_place.c: what tbctl place, placements and models print. */
 struct plan;
 struct plan_request;
@@ -251,6 +289,8 @@ int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
 int ctl_node_down(struct ctl_client *, const struct ctl_args *);
 int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
 int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
+int ctl_node_add(struct ctl_client *, const struct ctl_args *);
+int ctl_node_deprovision(struct ctl_client *, const struct ctl_args *);
 int ctl_token_create(struct ctl_client *, const struct ctl_args *);
 int ctl_token_list(struct ctl_client *, const struct ctl_args *);
 int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);

@@ -184,6 +184,10 @@ set_options(struct ctl_client *cl, const char *method, const char *body, struct 
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)CTL_REPLY_MAX);
+	/* one client may send several requests (node add follows its run): a GET
+	 * after a POST must not be sent as a POST again */
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, (char *)NULL);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	if (strcmp(method, "POST") == 0 || (body != NULL && strcmp(method, "GET") != 0)) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body != NULL ? body : "");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,

@@ -237,6 +237,24 @@ static const struct {
 	{ "mode", CTL_OPT_MODE, offsetof(struct ctl_args, mode) },
 	{ "max-unavailable", CTL_OPT_MAX_UNAVAILABLE, offsetof(struct ctl_args, max_unavailable) },
 	{ "window", CTL_OPT_WINDOW, offsetof(struct ctl_args, window) },
+	{ "key", CTL_OPT_KEY, offsetof(struct ctl_args, key) },
+	{ "agent-binary", CTL_OPT_AGENT, offsetof(struct ctl_args, agent_binary) },
+	{ "wired-limit-mb", CTL_OPT_AGENT, offsetof(struct ctl_args, wired_limit_mb) },
+	{ "name", CTL_OPT_AGENT, offsetof(struct ctl_args, name) },
+};
+
+/* Options without a value. */
+static const struct {
+	const char *name;
+	unsigned bit;
+	size_t off;
+} cmd_flags[] = {
+	{ "--accept", CTL_OPT_ACCEPT, offsetof(struct ctl_args, accept) },
+	{ "--save", CTL_OPT_SAVE, offsetof(struct ctl_args, save) },
+	{ "--accept-new", CTL_OPT_ACCEPT_NEW, offsetof(struct ctl_args, accept_new) },
+	{ "--apply", CTL_OPT_APPLY, offsetof(struct ctl_args, apply) },
+	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
+	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */
@@ -254,22 +272,11 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 		a->help = 1;
 		return 0;
 	}
-	if ((cmd->opts & CTL_OPT_ACCEPT) && strcmp(s, "--accept") == 0) {
-		a->accept = 1;
-		return 0;
-	}
-	if ((cmd->opts & CTL_OPT_SAVE) && strcmp(s, "--save") == 0) {
-		a->save = 1;
-		return 0;
-	}
-	if ((cmd->opts & CTL_OPT_APPLY) && strcmp(s, "--apply") == 0) {
-		a->apply = 1;
-		return 0;
-	}
-	if ((cmd->opts & CTL_OPT_DRY_RUN) && strcmp(s, "--dry-run") == 0) {
-		a->dry_run = 1;
-		return 0;
-	}
+	for (size_t k = 0; k < NELEM(cmd_flags); k++)
+		if ((cmd->opts & cmd_flags[k].bit) && strcmp(s, cmd_flags[k].name) == 0) {
+			*(int *)(void *)((char *)a + cmd_flags[k].off) = 1;
+			return 0;
+		}
 	for (size_t k = 0; k < NELEM(cmd_opts); k++) {
 		if (!(cmd->opts & cmd_opts[k].bit))
 			continue;

@@ -63,6 +63,8 @@ show_node(FILE *f, const struct api_node *n, double now)
 	ctl_kv(f, 0, "OS", "%s (%s)", ctl_str(n->os_version), ctl_str(n->os_build));
 	ctl_kv(f, 0, "RDMA", "%s", n->rdma == RDMA_STATE_UNKNOWN ? "-" :
 	    report_rdma_state_str(n->rdma));
+	if (n->rdma == RDMA_STATE_DISABLED)
+		ctl_kv(f, 0, "Manual step", "%s", API_RDMA_MANUAL_STEP);
 	if (n->memory_total_bytes == REPORT_NULL_I64)
 		ctl_kv(f, 0, "Memory", "-");
 	else

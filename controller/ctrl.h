@@ -13,6 +13,7 @@
 #include "registry.h"
 
 struct ingest;
+struct prov_jobs;
 struct wmon;
 struct catalog_model;
 
@@ -37,6 +38,7 @@ struct ctrl {
 	pthread_mutex_t inv_mu;
 	struct registry *reg;
 	struct ingest *ingest;
+	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
 	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */

@@ -245,6 +245,32 @@ int inv_event_add(struct inv *inv, double time, const char *actor, const char *n
 int inv_event_list(struct inv *inv, const char *node, double since, int limit,
     struct api_event **out, int *n);
 
+/*
+ * Provisioning runs (inventory_prov.c); struct prov_api_status is
+ * proto/prov_api.h's.  inv_prov_add stores a run's header (kind, host,
+ * node, cluster, state, dry_run, fingerprint, started_at) and sets s->id;
+ * inv_prov_update its header fields again; inv_prov_line and inv_prov_step
+ * append one preflight line or step record; inv_prov_get reads a whole run
+ * (INV_NOTFOUND).  inv_prov_interrupted marks the runs still "running" or
+ * "waiting" failed with reason (a controller that stopped during a run),
+ * and returns how many, or -1.
+ */
+struct prov_api_status;
+struct prov_api_line;
+struct prov_api_step;
+int inv_prov_add(struct inv *inv, struct prov_api_status *s);
+int inv_prov_update(struct inv *inv, const struct prov_api_status *s);
+int inv_prov_line(struct inv *inv, int64_t id, int ord, const struct prov_api_line *l);
+int inv_prov_step(struct inv *inv, int64_t id, int ord, const struct prov_api_step *st);
+int inv_prov_get(struct inv *inv, int64_t id, struct prov_api_status *out);
+int inv_prov_interrupted(struct inv *inv, double now, const char *reason);
+/* The id of the last run that provisioned node (not a dry run); 0 none, -1 error. */
+int64_t inv_prov_last_add(struct inv *inv, const char *node);
+/*
+ * The host key of host:port as the last run that reached it pinned it
+ * ("" none): later runs expect the same key.  0, or -1.
+ */
+int inv_prov_host_key(struct inv *inv, const char *host, int port, char *fp, size_t size);
 /* ---- SSH access, credential owners, OS update campaigns (inventory_rollout.c) ---- */
 /* A node's SSH address and user (keeps a pinned key); INV_NOTFOUND for no such node. */
 int inv_ssh_set(struct inv *inv, const struct ro_ssh *s);

@@ -234,6 +234,43 @@ static const char *const migrations[] = {
 	"  status INTEGER,"
 	"  output TEXT);"
 	"CREATE INDEX rollout_log_rollout ON rollout_log(rollout_id, id);",
+
+	/* 7: provisioning runs (tbctl node add / node deprovision), their
+	 * preflight lines and every step's outcome (inventory_prov.c). */
+	"CREATE TABLE provisions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  port INTEGER NOT NULL,"
+	"  user TEXT,"
+	"  key_file TEXT,"
+	"  node TEXT,"
+	"  cluster TEXT,"
+	"  state TEXT NOT NULL,"
+	"  dry_run INTEGER NOT NULL,"
+	"  fingerprint TEXT,"
+	"  failed_step TEXT,"
+	"  reason TEXT,"
+	"  manual TEXT,"
+	"  started_at REAL NOT NULL,"
+	"  finished_at REAL);"
+	"CREATE INDEX provisions_node ON provisions(node, id);"
+	"CREATE TABLE provision_lines ("
+	"  provision_id INTEGER NOT NULL REFERENCES provisions(id) ON DELETE CASCADE,"
+	"  ord INTEGER NOT NULL,"
+	"  what TEXT NOT NULL,"
+	"  verdict TEXT NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  PRIMARY KEY (provision_id, ord)) WITHOUT ROWID;"
+	"CREATE TABLE provision_steps ("
+	"  provision_id INTEGER NOT NULL REFERENCES provisions(id) ON DELETE CASCADE,"
+	"  ord INTEGER NOT NULL,"
+	"  step TEXT NOT NULL,"
+	"  title TEXT,"
+	"  outcome TEXT NOT NULL,"
+	"  command TEXT,"
+	"  detail TEXT,"
+	"  PRIMARY KEY (provision_id, ord)) WITHOUT ROWID;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

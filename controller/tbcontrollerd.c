@@ -23,6 +23,7 @@
 #include "wmon.h"
 #include "conf.h"
 #include "ctrl.h"
+#include "provision_job.h"
 #include "ingest.h"
 #include "lifecycle.h"
 #include "rollout_run.h"
@@ -41,6 +42,8 @@
 struct config {
 	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key, *catalog;
 	char *state_dir, *ssh_key, *password_command;
+	char *provision_agent, *provision_url, *provision_root;
+	double provision_report_wait;
 	double unreachable_after, retention, headroom_gib;
 	double ssh_timeout, ssh_command_timeout, install_timeout, boot_timeout;
 	int log_level, use_syslog, check_only;
@@ -73,7 +76,8 @@ static const char usage[] =
 "  --state-dir DIR           where update passwords are kept, in credentials/\n"
 "                            (mode 0700; default: the directory of --db)\n"
 "  --ssh-key FILE            the controller's SSH private key (OpenSSH format,\n"
-"                            no passphrase), for OS updates\n"
+"                            no passphrase), for OS updates and provisioning\n"
+"                            (tbctl node add; off without it)\n"
 "  --password-command CMD    print an update password instead of reading it\n"
 "                            from the state directory: run by /bin/sh with the\n"
 "                            scope (node or cluster), its name and the user as\n"
@@ -85,6 +89,14 @@ static const char usage[] =
 "                            (default 7200)\n"
 "  --boot-timeout SECONDS    how long an updated node may take to report\n"
 "                            again with a new boot time (default 1800)\n"
+"  --provision-agent FILE    the macOS tbagentd that tbctl node add installs\n"
+"  --provision-url URL       the controller's URL as provisioned agents reach it\n"
+"                            (default: http(s)://HOST:PORT of --listen)\n"
+"  --provision-report-wait SECONDS\n"
+"                            how long node add waits for the first report\n"
+"                            (default 120)\n"
+"  --provision-root DIR      write every file on the Macs under DIR (\"%h\" is\n"
+"                            the host); for tests with simulated Macs\n"
 "  -f CONFIG                 configuration file (key = value; keys are the long\n"
 "                            option names)\n"
 "  -n                        check the configuration and exit\n"
@@ -116,6 +128,9 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 	else if (strcmp(key, "state-dir") == 0) str = &c->state_dir;
 	else if (strcmp(key, "ssh-key") == 0) str = &c->ssh_key;
 	else if (strcmp(key, "password-command") == 0) str = &c->password_command;
+	else if (strcmp(key, "provision-agent") == 0) str = &c->provision_agent;
+	else if (strcmp(key, "provision-url") == 0) str = &c->provision_url;
+	else if (strcmp(key, "provision-root") == 0) str = &c->provision_root;
 	if (str != NULL) {
 		free(*str);
 		*str = strdup(v);
@@ -143,6 +158,8 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 		return conf_seconds(key, v, 1, 86400, &c->install_timeout, err, errlen);
 	if (strcmp(key, "boot-timeout") == 0)
 		return conf_seconds(key, v, 1, 86400, &c->boot_timeout, err, errlen);
+	if (strcmp(key, "provision-report-wait") == 0)
+		return conf_seconds(key, v, 1, 86400, &c->provision_report_wait, err, errlen);
 	if (strcmp(key, "log-level") == 0) {
 		for (int i = 0; i < 4; i++)
 			if (strcmp(v, levels[i]) == 0)
@@ -170,6 +187,10 @@ static const struct option longopts[] = {
 	{ "ssh-command-timeout", required_argument, NULL, 1 },
 	{ "install-timeout", required_argument, NULL, 1 },
 	{ "boot-timeout", required_argument, NULL, 1 },
+	{ "provision-agent", required_argument, NULL, 1 },
+	{ "provision-url", required_argument, NULL, 1 },
+	{ "provision-root", required_argument, NULL, 1 },
+	{ "provision-report-wait", required_argument, NULL, 1 },
 	{ "log-level", required_argument, NULL, 1 },
 	{ "catalog", required_argument, NULL, 1 },
 	{ "headroom", required_argument, NULL, 1 },
@@ -192,6 +213,7 @@ load_config(struct config *c, int argc, char **argv, char *err, size_t errlen)
 	c->ssh_command_timeout = 60;
 	c->install_timeout = 7200;
 	c->boot_timeout = 1800;
+	c->provision_report_wait = 120;
 	c->log_level = LOG_LVL_INFO;
 	opterr = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -277,6 +299,9 @@ free_config(struct config *c)
 	free(c->state_dir);
 	free(c->ssh_key);
 	free(c->password_command);
+	free(c->provision_agent);
+	free(c->provision_url);
+	free(c->provision_root);
 }
 
 /* Make path's directory entry durable: fsync the directory that holds it. */
@@ -563,6 +588,8 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("cannot start without a usable admin token");
 	if ((c.reg = registry_new()) == NULL || registry_load(c.reg, c.inv) == -1)
 		fatalx("cannot start: the inventory could not be read");
+	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
+		log_warnx("provisioning runs cut short by the last stop are marked failed");
 	c.place_headroom = (int64_t)(cfg->headroom_gib * (1 << 30));
 	if (placement_catalog_load(&c, cfg->catalog ? cfg->catalog : DEFAULT_CATALOG,
 	    cfg->catalog != NULL, err, sizeof(err)) == -1)
@@ -579,6 +606,17 @@ serve(struct config *cfg, int argc, char **argv)
 	log_info("listening on %s:%d (%s)", host, api_port(api), cfg->tls_cert ? "https" : "http");
 	pthread_create(&tick, NULL, ticker, &c);
 	struct rollout_runner *runner = rollout_runner_start(&c, &rollout_adapters_builtin);
+	char agent_url[300];
+	snprintf(agent_url, sizeof(agent_url), "%s://%s:%d", cfg->tls_cert ? "https" : "http",
+	    host, api_port(api));
+	struct prov_session_ops ops;
+	prov_ssh_ops(&c, &ops);
+	struct prov_jobs_config pcfg = { cfg->provision_agent,
+		cfg->provision_url != NULL ? cfg->provision_url : agent_url,
+		cfg->provision_report_wait, (int)c.ssh_command_timeout,
+		cfg->provision_root != NULL ? cfg->provision_root : "", 0 };
+	if (cfg->ssh_key != NULL && (c.prov = prov_jobs_new(&c, &ops, &pcfg)) == NULL)
+		fatalx("cannot start provisioning");
 	if (runner == NULL)
 		fatalx("cannot start the rollout runner");
 	wait_for_signal(argc, argv);
@@ -589,6 +627,7 @@ serve(struct config *cfg, int argc, char **argv)
 	api_quiesce(api);
 	ingest_stop(c.ingest);
 	api_stop(api);
+	prov_jobs_free(c.prov);
 	ingest_free(c.ingest);
 	pthread_join(tick, NULL);
 	wmon_stop(c.wmon);

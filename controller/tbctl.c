@@ -52,6 +52,43 @@ static const struct ctl_cmd commands[] = {
 	{ "node remove", "NODE",
 	  "Remove a node from the inventory.\n",
 	  0, 1, 1, ctl_node_remove },
+	{ "node add", "HOST [OPTIONS]",
+	  "Provision a Mac over SSH and wait until it is ready.\n"
+	  "The controller connects to HOST with its SSH key, pins the host key,\n"
+	  "runs the preflight (macOS 26.2 or later, Apple silicon, Thunderbolt 5,\n"
+	  "free disk, rdma_ctl status, Thunderbolt Bridge), then each step, checked\n"
+	  "before and after: Thunderbolt Bridge off, no system sleep, restart after\n"
+	  "a power failure, the GPU wired limit at every boot, a static IPv4 per\n"
+	  "cabled Thunderbolt port (one /30 per cable), tbagentd with a one-time\n"
+	  "enrolment token (pre-approved: no node accept needed) and its\n"
+	  "LaunchDaemon; then waits for the first report.  The node's SSH address\n"
+	  "and pinned key are kept for OS updates.  The controller needs --ssh-key.\n"
+	  "A second run changes nothing; a failed step stops the run and what it\n"
+	  "changed is undone where it can be.  With RDMA disabled it ends with the\n"
+	  "manual step: boot into Recovery, Terminal, rdma_ctl enable, reboot.\n"
+	  "Options:\n"
+	  "  --user U          the SSH user (default: the controller's)\n"
+	  "  --key FILE        the SSH private key, on the controller's host\n"
+	  "  --port N          the SSH port (default 22)\n"
+	  "  --cluster C       the cluster the node joins (its cabling plan gives\n"
+	  "                    the port addresses)\n"
+	  "  --name NODE       the node's name (default: its host name)\n"
+	  "  --fingerprint SHA256:...  the host key to expect (ssh-keygen -l)\n"
+	  "  --accept-new      pin the host key offered (shown in the output)\n"
+	  "  --agent-binary FILE  the macOS tbagentd to install, on the controller's\n"
+	  "                    host (default: the controller's configured copy)\n"
+	  "  --wired-limit-mb N  GPU wired limit, set at every boot (0: default)\n"
+	  "  --dry-run         print every command, change nothing\n",
+	  CTL_OPT_USER | CTL_OPT_KEY | CTL_OPT_PORT | CTL_OPT_CLUSTER | CTL_OPT_FINGERPRINT |
+	  CTL_OPT_ACCEPT_NEW | CTL_OPT_AGENT | CTL_OPT_DRY_RUN, 1, 1, ctl_node_add },
+	{ "node deprovision", "NODE [--network] [--dry-run]",
+	  "Take tbmesh off a provisioned Mac over SSH.\n"
+	  "Stops and removes tbagentd, its LaunchDaemon, config and state, and the\n"
+	  "wired-limit LaunchDaemon.  Network settings stay unless --network.\n"
+	  "  --network         also remove the Thunderbolt port services and turn\n"
+	  "                    the Thunderbolt Bridge back on\n"
+	  "  --dry-run         print every command, change nothing\n",
+	  CTL_OPT_NETWORK | CTL_OPT_DRY_RUN, 1, 1, ctl_node_deprovision },
 	{ "node accept", "NODE [--reason TEXT]",
 	  "Accept a pending node, or a pending re-enrolment of a known one.\n"
 	  "A node enrolled with a bootstrap token waits as pending unless the token\n"

@@ -67,6 +67,9 @@
 
 #include "report.h"
 
+/* The one step only a person at the Mac can do, shown while a node reports RDMA disabled. */
+#define API_RDMA_MANUAL_STEP "boot into Recovery, Terminal, rdma_ctl enable, reboot"
+
 #define API_NAME_MAX 63          /* node and cluster names */
 #define API_REASON_MAX 255
 #define API_TOKEN_ID_LEN 12

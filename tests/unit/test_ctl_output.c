@@ -505,9 +505,35 @@ test_show_with_report(void **state)
 	assert_non_null(strstr(out, "  GPU wired limit:  system default\n"));
 	assert_non_null(strstr(out, "  CPU:              45.2 C\n"));
 	assert_non_null(strstr(out, "  rdma_ctl  timed out after 5 s\n"));
+	assert_null(strstr(out, "Manual step"));
 	assert_no_trailing_space(out);
 	free(out);
 	free(r);
+}
+
+/* A node that reports RDMA disabled shows the manual step until it reports it enabled. */
+static void
+test_show_rdma_manual_step(void **state)
+{
+	(void)state;
+	struct api_node n;
+	struct capture c;
+	char *out;
+
+	node_init(&n, "mac3");
+	n.rdma = RDMA_STATE_DISABLED;
+	cap_open(&c);
+	assert_int_equal(ctl_show_print(c.f, &n, NULL, NOW), 0);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "RDMA:               disabled\n"
+	    "Manual step:        boot into Recovery, Terminal, rdma_ctl enable, reboot\n"));
+	free(out);
+	n.rdma = RDMA_STATE_ENABLED;
+	cap_open(&c);
+	assert_int_equal(ctl_show_print(c.f, &n, NULL, NOW), 0);
+	out = cap_close(&c);
+	assert_null(strstr(out, "Manual step"));
+	free(out);
 }
 
 int
@@ -530,6 +556,7 @@ main(void)
 		cmocka_unit_test(test_events_and_clusters_print),
 		cmocka_unit_test(test_show_without_report),
 		cmocka_unit_test(test_show_with_report),
+		cmocka_unit_test(test_show_rdma_manual_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
