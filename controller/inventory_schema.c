@@ -49,7 +49,8 @@
  *             the models added through POST /v1/models
  *   placements  id INTEGER PRIMARY KEY AUTOINCREMENT (never reused), model
  *             ("MODEL:QUANT"), cluster, strategy, state ("active" or
- *             "degraded"), reason (why degraded), created_at, plan_json
+ *             "degraded"), reason (why degraded), created_at, plan_json,
+ *             rollout_id (the OS update campaign that stopped it; NULL none)
  *   placement_nodes  placement_id -> placements (ON DELETE CASCADE), node (a
  *             name), bytes held there; PRIMARY KEY (placement_id, node),
  *             indexed on node
@@ -234,6 +235,10 @@ static const char *const migrations[] = {
 	"  status INTEGER,"
 	"  output TEXT);"
 	"CREATE INDEX rollout_log_rollout ON rollout_log(rollout_id, id);",
+	/* 7: the OS update campaign that stopped a placement (drain, or
+	 * lockstep's stop before any node updates), so that the campaign's end
+	 * restores it, after a controller restart too; NULL when none. */
+	"ALTER TABLE placements ADD COLUMN rollout_id INTEGER;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
