@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inventory.h"
 #include "inventory_placement.h"
 #include "log.h"
 
@@ -61,6 +62,18 @@ stop_all(struct ctrl *c, const struct ro_campaign *camp, const char *node, doubl
 	return rc;
 }
 
+/* An abort (which restores what was stopped) may come while a drain waits
+ * for inv_mu: then stop nothing more.  inv_mu held. */
+static int
+aborted(struct ctrl *c, int64_t id)
+{
+	struct ro_campaign *cur = malloc(sizeof(*cur));
+	int rc = cur != NULL && inv_rollout_get(c->inv, id, cur) == 0 && cur->state == RO_ABORTED;
+
+	free(cur);
+	return rc;
+}
+
 int
 placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const char *node,
     char *what, size_t whatlen, char *err, size_t errlen)
@@ -71,6 +84,11 @@ placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const ch
 	double now = ctrl_now();
 
 	pthread_mutex_lock(&c->inv_mu);
+	if (aborted(c, camp->id)) {
+		pthread_mutex_unlock(&c->inv_mu);
+		snprintf(what, whatlen, "rollout %" PRId64 " was aborted: nothing drained", camp->id);
+		return 0;
+	}
 	rc = inv_begin(c->inv);
 	if (rc == 0)
 		rc = inv_placements_stopped_by(c->inv, camp->id, &had, &n);
