@@ -18,6 +18,7 @@
 #include "api_server.h"
 #include "credentials.h"
 #include "ctrl.h"
+#include "placement_ctrl.h"
 #include "rollout.h"
 #include "rollout_run.h"
 #include "ssh.h"
@@ -342,6 +343,8 @@ rollout_command(struct api_req *rq, struct api_resp *rs, enum ro_command cmd)
 		rc = inv_rollout_save(rq->c->inv, camp);
 		if (rc == 0)
 			ctrl_event(rq->c, rq->now, rq->actor, node, what[cmd], text);
+		if (rc == 0 && cmd == RO_CMD_ABORT)
+			rc = placement_rollout_restore(rq->c, camp, rq->now);
 		rc = rc == 0 ? inv_commit(rq->c->inv) : (inv_rollback(rq->c->inv), -1);
 		if (rc != 0)
 			snprintf(err, sizeof(err), "the inventory could not store it");

@@ -228,19 +228,15 @@ inv_placement_reserved(struct inv *inv, const char *node, int64_t except)
 	return v;
 }
 
-int
-inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
+/* The int64 first column of every row of s (bound), into *ids; finalizes s. */
+static int
+read_ids(struct inv *inv, sqlite3_stmt *s, int64_t **ids, int *n)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT p.id FROM placements p JOIN placement_nodes pn "
-	    "ON pn.placement_id = p.id WHERE pn.node = ? AND p.state = 'active' ORDER BY p.id");
 	int64_t *arr = NULL, *np;
 	int cap = 0, cnt = 0, rc;
 
 	*ids = NULL;
 	*n = 0;
-	if (s == NULL)
-		return -1;
-	inv_bind_text(s, 1, node);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL) {
 			free(arr);
@@ -256,6 +252,118 @@ inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
 		return INV_FAIL(inv, "step");
 	}
 	*ids = arr;
+	*n = cnt;
+	return 0;
+}
+
+int
+inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
+{
+	sqlite3_stmt *s = prep(inv, "SELECT p.id FROM placements p JOIN placement_nodes pn "
+	    "ON pn.placement_id = p.id WHERE pn.node = ? AND p.state = 'active' ORDER BY p.id");
+
+	*ids = NULL;
+	*n = 0;
+	if (s == NULL)
+		return -1;
+	inv_bind_text(s, 1, node);
+	return read_ids(inv, s, ids, n);
+}
+
+int
+inv_placements_to_stop(struct inv *inv, const char *cluster, const char *node,
+    int64_t rollout_id, int64_t **ids, int *n)
+{
+	sqlite3_stmt *s = prep(inv, "SELECT p.id FROM placements p WHERE p.cluster = ? AND "
+	    "p.rollout_id IS NOT ? AND (?3 IS NULL OR EXISTS (SELECT 1 FROM placement_nodes pn "
+	    "WHERE pn.placement_id = p.id AND pn.node = ?3)) ORDER BY p.id");
+
+	*ids = NULL;
+	*n = 0;
+	if (s == NULL)
+		return -1;
+	inv_bind_text(s, 1, cluster);
+	sqlite3_bind_int64(s, 2, rollout_id);
+	if (node != NULL)
+		inv_bind_text(s, 3, node);
+	return read_ids(inv, s, ids, n);
+}
+
+int
+inv_placement_stop(struct inv *inv, int64_t id, int64_t rollout_id, const char *reason)
+{
+	sqlite3_stmt *s = prep(inv, "UPDATE placements SET state = 'degraded', reason = ?, "
+	    "rollout_id = ? WHERE id = ?");
+
+	if (s == NULL)
+		return -1;
+	inv_bind_text(s, 1, reason);
+	sqlite3_bind_int64(s, 2, rollout_id);
+	sqlite3_bind_int64(s, 3, id);
+	int rc = run(inv, s, __func__);
+	if (rc == 0 && sqlite3_changes(inv->db) == 0)
+		return INV_NOTFOUND;
+	return rc;
+}
+
+int
+inv_placements_stopped_by(struct inv *inv, int64_t rollout_id, int64_t **ids, int *n)
+{
+	sqlite3_stmt *s = prep(inv, "SELECT id FROM placements WHERE rollout_id = ? ORDER BY id");
+
+	*ids = NULL;
+	*n = 0;
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, rollout_id);
+	return read_ids(inv, s, ids, n);
+}
+
+int
+inv_placement_release(struct inv *inv, int64_t id, const char *state, const char *reason)
+{
+	sqlite3_stmt *s = prep(inv, "UPDATE placements SET state = ?, reason = ?, "
+	    "rollout_id = NULL WHERE id = ?");
+
+	if (s == NULL)
+		return -1;
+	inv_bind_text(s, 1, state);
+	inv_bind_text(s, 2, reason);
+	sqlite3_bind_int64(s, 3, id);
+	int rc = run(inv, s, __func__);
+	if (rc == 0 && sqlite3_changes(inv->db) == 0)
+		return INV_NOTFOUND;
+	return rc;
+}
+
+int
+inv_placement_nodes(struct inv *inv, int64_t id, api_name **names, int *n)
+{
+	sqlite3_stmt *s = prep(inv, "SELECT node FROM placement_nodes WHERE placement_id = ? "
+	    "ORDER BY node");
+	api_name *arr = NULL, *np;
+	int cap = 0, cnt = 0, rc;
+
+	*names = NULL;
+	*n = 0;
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL) {
+			free(arr);
+			sqlite3_finalize(s);
+			return -1;
+		}
+		arr = np;
+		inv_col_text(s, 0, arr[cnt++], sizeof(api_name));
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(arr);
+		return INV_FAIL(inv, "step");
+	}
+	*names = arr;
 	*n = cnt;
 	return 0;
 }

@@ -50,4 +50,20 @@ int64_t inv_placement_reserved(struct inv *inv, const char *node, int64_t except
 /* Ids of the active placements with a rank on node; *ids malloc'd. */
 int inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n);
 
+/*
+ * Placements an OS update campaign must stop: those of cluster with a rank
+ * on node (NULL: every node of the cluster) that campaign rollout_id has not
+ * stopped yet, active or degraded.  *ids malloc'd.
+ */
+int inv_placements_to_stop(struct inv *inv, const char *cluster, const char *node,
+    int64_t rollout_id, int64_t **ids, int *n);
+/* Mark placement id degraded with reason, stopped by campaign rollout_id. */
+int inv_placement_stop(struct inv *inv, int64_t id, int64_t rollout_id, const char *reason);
+/* Ids of the placements campaign rollout_id stopped; *ids malloc'd. */
+int inv_placements_stopped_by(struct inv *inv, int64_t rollout_id, int64_t **ids, int *n);
+/* Give placement id state and reason back, no longer stopped by a campaign. */
+int inv_placement_release(struct inv *inv, int64_t id, const char *state, const char *reason);
+/* The nodes placement id holds memory on, by name; *names malloc'd. */
+int inv_placement_nodes(struct inv *inv, int64_t id, api_name **names, int *n);
+
 #endif

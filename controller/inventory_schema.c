@@ -9,9 +9,9 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 5: the tables below, and what migrations 3 to 5 add,
+ * Schema (version 8: the tables below, and what migrations 3 to 8 add,
  * described at each; node_ssh, ssh_credentials, rollouts, rollout_nodes and
- * rollout_log of 5 also in inventory_rollout.c).  Times are unix seconds
+ * rollout_log of 6 also in inventory_rollout.c).  Times are unix seconds
  * (REAL).  NULL is "unknown" or "none" everywhere: the report's NAN,
  * REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
@@ -49,7 +49,8 @@
  *             the models added through POST /v1/models
  *   placements  id INTEGER PRIMARY KEY AUTOINCREMENT (never reused), model
  *             ("MODEL:QUANT"), cluster, strategy, state ("active" or
- *             "degraded"), reason (why degraded), created_at, plan_json
+ *             "degraded"), reason (why degraded), created_at, plan_json,
+ *             rollout_id (the OS update campaign that stopped it; NULL none)
  *   placement_nodes  placement_id -> placements (ON DELETE CASCADE), node (a
  *             name), bytes held there; PRIMARY KEY (placement_id, node),
  *             indexed on node
@@ -271,6 +272,10 @@ static const char *const migrations[] = {
 	"  command TEXT,"
 	"  detail TEXT,"
 	"  PRIMARY KEY (provision_id, ord)) WITHOUT ROWID;",
+	/* 8: the OS update campaign that stopped a placement (drain, or
+	 * lockstep's stop before any node updates), so that the campaign's end
+	 * restores it, after a controller restart too; NULL when none. */
+	"ALTER TABLE placements ADD COLUMN rollout_id INTEGER;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

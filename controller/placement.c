@@ -162,6 +162,11 @@ mesh_gap(const struct pctx *c, const int *sel, int k, char *why, size_t n)
 	for (int i = 0; i < k; i++)
 		for (int j = i + 1; j < k; j++) {
 			const struct place_link *l = place_pair(c, sel[i], sel[j]);
+			char skew[160];
+			if (place_build_skew(c->in, sel[i], sel[j], skew, sizeof(skew))) {
+				snprintf(why, n, "tensor needs RDMA between every pair: %s", skew);
+				return -1;
+			}
 			if (l != NULL && l->rdma_pass)
 				continue;
 			snprintf(why, n, "tensor needs a full RDMA mesh: %s to %s is %s",
@@ -353,6 +358,9 @@ explain(struct plan *p, const struct pcand *cd, enum plan_strategy asked)
 		if (e->fits)
 			snprintf(others + l, sizeof(others) - l, "%s%s %.1f", sep,
 			    plan_strategy_str(e->strategy), e->estimate_tokens_per_second);
+		else if (strstr(e->reason, "matching builds") != NULL)
+			snprintf(others + l, sizeof(others) - l, "%s%s: %s", sep,
+			    plan_strategy_str(e->strategy), e->reason);
 		else
 			snprintf(others + l, sizeof(others) - l, "%s%s does not fit", sep,
 			    plan_strategy_str(e->strategy));

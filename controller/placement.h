@@ -24,6 +24,9 @@
  *             remainder, at least one layer each, then layers moved off a
  *             node that would overflow onto ones with room), rank 0 holding
  *             the embeddings and the last rank the output head.
+ *   Two nodes on different macOS builds (os_build, both known) are not RDMA
+ *   peers, whatever their link says: no tensor plan and no jaccl ring across
+ *   builds (during a rolling OS update), only a TCP ring (backend "ring").
  *   With opts.exact the nodes given are used, all of them; otherwise the
  *   smallest set of nodes that fits, the fastest of those.
  *
@@ -59,6 +62,7 @@ struct place_node {
 	int64_t memory_bytes;           /* RAM; <= 0 unknown */
 	int64_t gpu_wired_limit_bytes;  /* 0: the macOS default */
 	int64_t reserved_bytes;         /* held by active placements */
+	char os_build[32];              /* macOS build ("25C56"); "" unknown */
 	int available;                  /* may take a placement (ready) */
 	char unavailable_why[64];       /* "cordoned", "unreachable", ... */
 };
@@ -78,6 +82,7 @@ struct place_link {
 
 struct place_input {
 	api_name cluster;
+	int rollout;                    /* an OS update campaign is under way here */
 	int n_nodes;
 	struct place_node nodes[PLACE_NODES_MAX];
 	int n_links;                    /* a pair without a link has no cable */
@@ -118,6 +123,13 @@ int place_plan(const struct catalog_model *m, const struct catalog_variant *v,
  * least one layer each when layers >= k); counts gets k numbers summing to layers.
  */
 void place_split_layers(int layers, const int64_t *cap, int k, int *counts);
+
+/*
+ * 1 when nodes a and b of in run different known builds; why then says so
+ * ("mac2 runs 25C56, mac3 25D5: RDMA peers need matching builds during the
+ * rollout").
+ */
+int place_build_skew(const struct place_input *in, int a, int b, char *why, size_t n);
 
 /* "412 GB" (decimal, as people read disk and model sizes). */
 void place_fmt_bytes(int64_t b, char *buf, size_t n);

@@ -102,6 +102,7 @@ input_node(struct ctrl *c, const struct api_node *an, const struct report *r, in
 	memset(pn, 0, sizeof(*pn));
 	snprintf(pn->name, sizeof(pn->name), "%s", an->name);
 	snprintf(pn->chip, sizeof(pn->chip), "%.63s", an->chip);
+	snprintf(pn->os_build, sizeof(pn->os_build), "%.31s", an->os_build);
 	pn->memory_bytes = an->memory_total_bytes == REPORT_NULL_I64 ? 0 : an->memory_total_bytes;
 	if (r != NULL && r->memory.gpu_wired_limit_bytes != REPORT_NULL_I64)
 		pn->gpu_wired_limit_bytes = r->memory.gpu_wired_limit_bytes;
@@ -140,7 +141,10 @@ build_input(struct ctrl *c, const struct plan_request *req, int64_t except, doub
 	struct report *reports[PLACE_NODES_MAX] = { 0 };
 	struct placement_seen seen[PLACE_NODES_MAX];
 	int n = 0;
+	int64_t open = 0;
 
+	if (inv_rollout_open_on(c->inv, in->cluster, &open) == 0)
+		in->rollout = open != 0;
 	if (inv_node_list(c->inv, &nodes, &n) != 0)
 		return 503;
 	for (int i = 0; i < n && in->n_nodes < PLACE_NODES_MAX; i++) {

@@ -12,6 +12,7 @@
 #include "ctrl.h"
 #include "placement.h"
 #include "plan.h"
+#include "rollout_api.h"
 
 /*
  * Load the catalog file (path; a missing file is an error only when
@@ -35,6 +36,28 @@ int placement_make(struct ctrl *c, const struct plan_request *req, int64_t excep
  * placements with a rank on it degraded, with an event each.
  */
 void placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double now);
+
+/*
+ * placement_rollout.c: placements during OS update campaign camp.  A
+ * placement cannot be live-migrated, so draining node stops its placements
+ * where they are (rolling: those with a rank on node; lockstep: every one of
+ * the cluster, at the first node's drain, before any node updates): state
+ * degraded with the campaign's reason, an event each, the campaign's id kept
+ * beside it, its memory kept reserved.  Its own transaction; takes inv_mu.
+ * 0 with what was done in what, or -1 with why in err.  Run again, it stops
+ * only what this campaign has not stopped yet.
+ */
+struct ro_campaign;
+int placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const char *node,
+    char *what, size_t whatlen, char *err, size_t errlen);
+
+/*
+ * The campaign ended (finished or aborted): each placement it stopped goes
+ * back to active when every one of its nodes is ready, else stays degraded
+ * with the reason; an event each.  inv_mu held, inside the caller's
+ * transaction.  0 or -1.
+ */
+int placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double now);
 
 /* What the controller knows of node i of a place_input, for the links. */
 struct report;

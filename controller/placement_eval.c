@@ -20,6 +20,20 @@ place_pair(const struct pctx *c, int a, int b)
 }
 
 /* Gb/s of the link a-b; unknown speeds count as 40 Gb/s (a slow cable). */
+int
+place_build_skew(const struct place_input *in, int a, int b, char *why, size_t n)
+{
+	const char *ba = in->nodes[a].os_build, *bb = in->nodes[b].os_build;
+
+	if (!ba[0] || !bb[0] || strcmp(ba, bb) == 0)
+		return 0;
+	if (why != NULL)
+		snprintf(why, n, "%s runs %s, %s %s: RDMA peers need matching builds%s",
+		    in->nodes[a].name, ba, in->nodes[b].name, bb,
+		    in->rollout ? " during the rollout" : "");
+	return 1;
+}
+
 double
 place_link_speed(const struct pctx *c, int a, int b)
 {
@@ -37,7 +51,9 @@ linked(const struct pctx *c, int a, int b, int rdma)
 
 	if (l == NULL)
 		return 0;
-	return rdma ? l->rdma_pass : (l->rdma_pass || l->ip_ok);
+	if (rdma)
+		return l->rdma_pass && !place_build_skew(c->in, a, b, NULL, 0);
+	return l->rdma_pass || l->ip_ok;
 }
 
 struct ring {

@@ -1,6 +1,7 @@
 /*
  * The runner's adapters for drain and the links check, as this build has
- * them (see rollout_run.h): drain has no placements to move yet; links go
+ * them (see rollout_run.h): drain stops and marks the node's placements
+ * (placement_rollout_drain); links go
  * through wiring validation (wmon_check) for a node in a cluster, and
  * through the node's own report otherwise.
  */
@@ -10,21 +11,11 @@
 
 #include "ctrl.h"
 #include "inventory.h"
+#include "placement_ctrl.h"
 #include "report.h"
 #include "rollout_run.h"
 #include "wiring.h"
 #include "wmon.h"
-
-static int
-drain_nothing(struct ctrl *c, const char *node, char *what, size_t whatlen, char *err,
-    size_t errlen)
-{
-	(void)c;
-	(void)err;
-	(void)errlen;
-	snprintf(what, whatlen, "%s has no placements to drain", node);
-	return 0;
-}
 
 /* The RDMA device of interface ifname in r, or NULL. */
 static const struct report_rdma_device *
@@ -101,6 +92,6 @@ links_from_report(struct ctrl *c, const char *node, const struct report *r, char
 }
 
 const struct rollout_adapters rollout_adapters_builtin = {
-	.drain = drain_nothing,
+	.drain = placement_rollout_drain,
 	.links_pass = links_from_wiring,
 };

@@ -21,6 +21,7 @@
 #include "ctrl.h"
 #include "inventory.h"
 #include "log.h"
+#include "placement_ctrl.h"
 #include "registry.h"
 #include "rollout_steps.h"
 
@@ -153,8 +154,10 @@ record_end(struct rollout_runner *r, const struct ro_campaign *ran, int i,
 		    outcome_status(res->outcome), res->output);
 	if (rc == 0 && res->outcome == RO_OUT_FAIL)
 		ro_step_fail_cordon(c, cur, i, now);
-	if (rc == 0 && cur->state == RO_FINISHED && before != RO_FINISHED)
+	if (rc == 0 && cur->state == RO_FINISHED && before != RO_FINISHED) {
 		ctrl_event(c, now, "controller", "", "rollout-finished", cur->target);
+		rc = placement_rollout_restore(c, cur, now);
+	}
 	if (rc == 0)
 		rc = inv_commit(c->inv);
 	else
@@ -281,7 +284,12 @@ dry_node(struct ctrl *c, struct ro_campaign *camp, struct ro_node *n)
 	for (int j = 0; j < k; j++)
 		ADD("preflight: %.360s", cmds[j]);
 	ADD("cordon: tbctl node cordon %s (unless cordoned already)", name);
-	ADD("drain: move the placements on %s", name);
+	if (camp->mode == RO_LOCKSTEP)
+		ADD("drain: stop every placement of %s (marked degraded, memory kept; restored "
+		    "when every node passes)", camp->cluster);
+	else
+		ADD("drain: stop the placements on %s (marked degraded, memory kept; restored "
+		    "when the rollout finishes)", name);
 	k = rollout_commands(camp, RO_DOWNLOAD, user, cmds, 4);
 	for (int j = 0; j < k; j++)
 		ADD("download: %.360s", cmds[j]);

@@ -25,18 +25,20 @@ struct report;
 
 struct rollout_adapters {
 	/*
-	 * Move node's placements off it (or stop them).  0 with what was done in
-	 * what, or -1 with why in err.
+	 * Stop the placements on node for campaign camp (lockstep: every
+	 * placement of the cluster), recorded in the inventory so that the
+	 * campaign's end restores them.  0 with what was done in what, or -1
+	 * with why in err.  Safe to run again after a crash.
 	 */
-	int (*drain)(struct ctrl *c, const char *node, char *what, size_t whatlen, char *err,
-	    size_t errlen);
+	int (*drain)(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *what,
+	    size_t whatlen, char *err, size_t errlen);
 	/* 1 when the node's links pass wiring validation, 0 with why when not. */
 	int (*links_pass)(struct ctrl *c, const char *node, const struct report *r, char *why,
 	    size_t whylen);
 };
 
-/* rollout_adapt.c: until placements are in this build, drain has nothing to
- * drain; links pass when wiring validation passes every expected link of the
+/* rollout_adapt.c: drain is placement_rollout_drain (placement_ctrl.h: the
+ * placements are stopped and marked, not moved); links pass when wiring validation passes every expected link of the
  * node in its cluster (a node in no cluster: when its own report shows RDMA
  * enabled and every cabled port's RDMA device active with an IPv4). */
 extern const struct rollout_adapters rollout_adapters_builtin;

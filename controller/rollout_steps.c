@@ -394,7 +394,8 @@ step_drain(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign
 {
 	char what[256] = "", err[256] = "";
 
-	if (ad->drain(c, camp->nodes[i].node, what, sizeof(what), err, sizeof(err)) == -1) {
+	if (ad->drain(c, camp, camp->nodes[i].node, what, sizeof(what), err, sizeof(err)) ==
+	    -1) {
 		fail(res, "drain: %s", err);
 		return;
 	}

@@ -132,6 +132,11 @@ static const struct ctl_cmd commands[] = {
 	  "RDMA, links, GPU wired limit), uncordon (only if the rollout cordoned\n"
 	  "it).  Nodes at the target are skipped.  A failed step halts the\n"
 	  "rollout and leaves the node cordoned with the reason.\n"
+	  "Drain stops the node's placements (lockstep: every placement of the\n"
+	  "cluster, before any node installs): degraded, with an event, memory\n"
+	  "kept.  The rollout's end (or abort) restores each to active when all\n"
+	  "its nodes are ready, or leaves it degraded with the reason.  While\n"
+	  "builds differ, tbctl place gives no RDMA across builds.\n"
 	  "  --cluster C             the cluster\n"
 	  "  --target VERSION        macOS version (26.3) or build (25D125)\n"
 	  "  --label L               the softwareupdate label (default: the update\n"
@@ -267,6 +272,8 @@ static const struct ctl_cmd commands[] = {
 	  "  --context N        tokens of KV cache per sequence (default 8192)\n"
 	  "  --nodes a,b,c      use exactly these nodes (default: the smallest set of\n"
 	  "                     the cluster's ready nodes that fits)\n"
+	  "Nodes on different macOS builds (a rolling update half done) are not RDMA\n"
+	  "peers: no tensor plan or jaccl ring across them; the why line says so.\n"
 	  "  --hostfile FILE    write the mlx.launch hostfile to FILE\n"
 	  "  --apply            record it: its memory is held on its nodes\n",
 	  CTL_OPT_CLUSTER | CTL_OPT_STRATEGY | CTL_OPT_CONTEXT | CTL_OPT_NODES |
@@ -274,7 +281,8 @@ static const struct ctl_cmd commands[] = {
 	{ "placements", "",
 	  "List the placements applied.\n"
 	  "STATE is active, or degraded when one of its nodes became unreachable,\n"
-	  "down or cordoned (tbctl placement replan ID proposes another).\n",
+	  "down or cordoned, or an OS update rollout stopped it (it restores it at\n"
+	  "its end); tbctl placement replan ID proposes another.\n",
 	  0, 0, 0, ctl_placements_list },
 	{ "placement show", "ID [--hostfile FILE]",
 	  "Show a placement: its ranks, estimate, hostfile and launch command.\n"

@@ -7,7 +7,8 @@
 //   node dashboard.mjs degraded URL TOKEN SHOTDIR
 //     the 40 Gb/s cable drawn as degraded; its fix shown on keyboard focus.
 //   node dashboard.mjs osskew URL TOKEN SHOTDIR
-//     the node on another macOS build marked, the others not.
+//     the node on another macOS build marked, the others not; the rollouts
+//     panel shows the halted rollout 1 from GET /v1/rollouts.
 //   node dashboard.mjs topology URL - SHOTDIR
 //     the wiring view (web/js/topology.js) on answers shaped as the wiring
 //     API's contract (tests/browser/topology/*.json): verdicts told apart by
@@ -172,6 +173,13 @@ async function osskew(browser) {
   ok(marked.join(',') === 'mac4', 'only mac4, on another build, is marked', marked.join(','));
   const cell = await page.$eval('#fleet-list tr[data-node=mac4] td.skew', (td) => td.textContent);
   ok(/25D125/.test(cell) && /differs from the cluster's 25C56/.test(cell), 'in words, naming both builds', cell);
+  await page.waitForSelector('#rollouts article.rollout[data-id="1"]', { timeout: T });
+  const ro = await page.textContent('#rollouts article.rollout[data-id="1"]');
+  ok(/to 26\.3/.test(ro) && /halted/.test(ro) && /Cluster studio4; rolling, at most 1 out at once/.test(ro),
+    'the rollouts panel shows rollout 1: target, state, cluster and mode', ro);
+  const mac1 = await page.textContent('#rollouts tr[data-node=mac1]');
+  ok(/failed at preflight/.test(mac1) && /no SSH key/.test(mac1), "and mac1's failed step with its reason", mac1);
+  ok(/of 4 nodes done/.test(ro), 'and how many nodes are done', ro);
   await shot(page, shots, 'os-skew');
 }
 

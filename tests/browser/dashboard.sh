@@ -8,7 +8,9 @@
 #      --unreachable-after is 2 s here), the controller stopped shown.
 #   2. degraded-40g, with the admin token: the 40 Gb/s cable drawn as
 #      degraded, its fix shown on keyboard focus.
-#   3. os-skew: the node on another macOS build marked.
+#   3. os-skew: the node on another macOS build marked; a rollout that
+#      halted at mac1's preflight (the controller has no SSH key), as GET
+#      /v1/rollouts gives it, shown in the rollouts panel.
 #   4. the wiring view alone, on answers shaped as the wiring API's contract
 #      (tests/browser/topology/), served by tbcontrollerd from a copy of web/.
 # Screenshots go to $B/screenshots/.  Skipped (77) only where no Chromium
@@ -116,6 +118,10 @@ bg_check_all
 
 # -- another macOS build on one node --
 cluster tests/scenarios/os-skew.json || { not_ok "os-skew started"; done_testing; }
+for n in mac1 mac2 mac3 mac4; do "$BIN/tbctl" node ssh "$n" --host 127.0.0.1 --user admin >/dev/null; done
+"$BIN/tbctl" rollout start --cluster studio4 --target 26.3 --mode rolling >/dev/null ||
+	not_ok "a rollout started"
+wait_for "the rollout halted" 20 sh -c "$BIN/tbctl rollout status 1 --json | jq -e '.state == \"halted\"'"
 run_case osskew "$CTRL_URL" "$(cat "$ADMIN_TOKEN_FILE")" "$SHOTS"
 bg_check_all
 

@@ -5,16 +5,19 @@
 # or, every third time, right after a step ran and before its end is
 # recorded (TBMESH_TEST_CRASH_MIDSTEP=1).  The campaign still ends with every
 # node on the target, installed exactly once, every step recorded once, and
-# never more than one node out of service.
+# never more than one node out of service.  A placement on mac2 is drained
+# once and restored once, however often the controller died in between.
 . "$(dirname "$0")/../lib/common.sh"
 . "$TOP/tests/lib/macnode.sh"
 . "$TOP/tests/lib/rollout.sh"
-ROLLOUT_CTRL_OPTS="--boot-timeout 60"
+ROLLOUT_CTRL_OPTS="--boot-timeout 60 --catalog $TOP/data/catalog.json"
 rollout_setup trio mac1 mac2 mac3 || { not_ok "setup"; done_testing; }
+pid2=$("$CTL" place llama-3.3-70b:4bit --nodes mac2 --apply --json | jq -r .id)
+check "a placement on mac2 ($pid2)" test "$pid2" -gt 0
 PORT=${CTRL_URL##*:}
 OPTS=(--db "$CTRL_DB" --listen "127.0.0.1:$PORT" --admin-token-file "$ADMIN_TOKEN_FILE"
 	--ssh-key "$MACNODE_KEY" --state-dir "$TMP/ctl-state" --boot-timeout 60 --ssh-timeout 5
-	--ssh-command-timeout 20 --install-timeout 60)
+	--ssh-command-timeout 20 --install-timeout 60 --catalog "$TOP/data/catalog.json")
 
 "$CTL" rollout start --cluster trio --target 26.3 --mode rolling >/dev/null
 kill -KILL "$CTRL_PID"; bg_forget "$CTRL_PID"; builtin wait "$CTRL_PID" 2>/dev/null
@@ -61,6 +64,11 @@ for n in mac1 mac2 mac3; do
 done
 check_eq "the reboots did not overlap" "down up down up down up" \
 	"$(cat "$TMP"/mac-*/state/reboots | sort -n -s -k1,1 | awk '{print $2}' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the placement was drained once" 1 \
+	"$(sqlite3 "$CTRL_DB" "SELECT count(*) FROM events WHERE what = 'placement $pid2 drained' AND node = 'mac2'")"
+check_eq "and restored once" 1 "$(sqlite3 "$CTRL_DB" "SELECT count(*) FROM events WHERE what = 'placement $pid2 restored'")"
+check_eq "it is active, no longer marked by the rollout" "active|" \
+	"$(sqlite3 "$CTRL_DB" "SELECT state, rollout_id FROM placements WHERE id = $pid2")"
 
 # a clean start: every node ready again
 bg_start "$TMP/ctl-final.log" "$BIN/tbcontrollerd" "${OPTS[@]}"

@@ -2,10 +2,13 @@
 # OS update campaigns: bad input is refused and changes nothing; a dry run
 # prints every step with its commands and changes nothing; a window that
 # excludes now starts no node; pause and resume; lockstep takes the three
-# nodes out together and brings them all to the target.
+# nodes out together and brings them all to the target, stopping the
+# cluster's placements before any node installs and restoring them after
+# every node passes.
 . "$(dirname "$0")/../lib/common.sh"
 . "$TOP/tests/lib/macnode.sh"
 . "$TOP/tests/lib/rollout.sh"
+ROLLOUT_CTRL_OPTS="--catalog $TOP/data/catalog.json"
 rollout_setup lock3 mac1 mac2 mac3 || { not_ok "setup"; done_testing; }
 
 # bad input: exit 2 for usage, 1 for a refusal; nothing stored
@@ -59,6 +62,11 @@ check "abort" "$CTL" rollout abort "$id"
 "$CTL" rollout resume "$id" >/dev/null 2>"$TMP/e"
 check_eq "an aborted rollout cannot resume" 1 $?
 
+# placements on mac1 and mac3 (the window test above drained nothing: no node started)
+p1=$("$CTL" place llama-3.3-70b:4bit --nodes mac1 --apply --json | jq -r .id)
+p3=$("$CTL" place llama-3.3-70b:4bit --nodes mac3 --apply --json | jq -r .id)
+check_eq "two active placements before lockstep" 2 "$("$CTL" placements --json | jq '[.placements[] | select(.state == "active")] | length')"
+
 # lockstep, paused at once and resumed; each restart takes 8 s so that the
 # three are down together
 for n in mac1 mac2 mac3; do macnode_set $n REBOOT_SECS 8; done
@@ -84,6 +92,23 @@ check_eq "lockstep had all three nodes out of service together" 3 "$maxout"
 for n in mac1 mac2 mac3; do
 	check_eq "$n is on the target" 25D125 "$(macnode_build $n)"
 done
+lid=$id
+"$CTL" events --json >"$TMP/ev.json"
+for p in $p1 $p3; do
+	check_jq "placement $p was stopped by the lockstep rollout, with an event" "$TMP/ev.json" \
+		"[.events[] | select(.what == \"placement $p stopped\" and .actor == \"rollout:$lid\" and (.reason | startswith(\"stopped by rollout $lid (lockstep)\")))] | length == 1"
+	check_jq "and restored after every node passed" "$TMP/ev.json" \
+		"[.events[] | select(.what == \"placement $p restored\")] | length == 1"
+done
+stopped=$(jq "[.events[] | select(.what | test(\"^placement [0-9]+ stopped\$\")) | .time] | max" "$TMP/ev.json")
+first_install=$(sqlite3 "$CTRL_DB" "SELECT min(time) FROM rollout_log WHERE rollout_id = $lid AND step = 'install'")
+check "they were stopped before any node installed ($stopped < $first_install)" \
+	awk -v a="$stopped" -v b="$first_install" 'BEGIN { exit !(a + 0 > 0 && a < b) }'
+restored=$(jq "[.events[] | select(.what | test(\"^placement [0-9]+ restored\$\")) | .time] | min" "$TMP/ev.json")
+last_end=$(sqlite3 "$CTRL_DB" "SELECT max(time) FROM rollout_log WHERE rollout_id = $lid AND step = 'uncordon' AND phase = 'end'")
+check "and restored once the last node passed ($restored, $last_end: the same transaction)" \
+	awk -v a="$restored" -v b="$last_end" 'BEGIN { exit !(a + 0 > 0 && a + 0.001 >= b) }'
+check_eq "both placements are active again" 2 "$("$CTL" placements --json | jq '[.placements[] | select(.state == "active" and .reason == "")] | length')"
 check "the three were down at the same time" sh -c \
 	"test \$(cat $TMP/mac-*/state/reboots | sort -n -s -k1,1 | awk '{print \$2}' | head -3 | tr -d '\n') = downdowndown"
 done_testing

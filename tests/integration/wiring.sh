@@ -56,7 +56,9 @@ check "promtool accepts /metrics" sh -c "promtool check metrics <'$TMP/metrics.t
 # each fault: its verdict, its fix, exit status 1
 fault() {  # SCENARIO A B VERDICT FIX-SUBSTRING
 	use "$1"
-	until_jq "$1: $2--$3 is $4" studio4 "$(link "$2" "$3") | .verdict == \"$4\" and .pass == false"
+	# every agent on the new scenario: no link left with the previous one's verdict
+	until_jq "$1: $2--$3 is $4" studio4 "($(link "$2" "$3") | .verdict == \"$4\" and .pass == false) and
+		all(.links[]; .verdict == \"pass\" or .verdict == \"$4\" or .verdict == \"missing\")"
 	check_eq "$1: tbctl wiring check exits 1" 1 "$(wjson studio4)"
 	check_jq "$1: the fix says what to do" "$TMP/w.json" "$(link "$2" "$3") | .fix | contains(\"$5\")"
 }

@@ -141,12 +141,69 @@ test_placements(void **state)
 	assert_true(add(f->inv, "active", 1, n2, b2) > b);
 }
 
+/* Placements an OS update campaign stops and gives back. */
+static void
+test_rollout_stop(void **state)
+{
+	struct fx *f = *state;
+	const char *n1[] = { "mac1", "mac2" }, *n2[] = { "mac3" };
+	int64_t b1[] = { 100, 200 }, b2[] = { 50 };
+	struct inv_placement one;
+	api_name *names;
+	int64_t *ids;
+	int n;
+
+	int64_t a = add(f->inv, "active", 2, n1, b1);
+	int64_t b = add(f->inv, "degraded", 1, n2, b2);
+	/* rolling: those on mac2 only; lockstep (NULL): the whole cluster */
+	assert_int_equal(inv_placements_to_stop(f->inv, "lab", "mac2", 7, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], a);
+	free(ids);
+	assert_int_equal(inv_placements_to_stop(f->inv, "other", NULL, 7, &ids, &n), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	assert_int_equal(inv_placements_to_stop(f->inv, "lab", NULL, 7, &ids, &n), 0);
+	assert_int_equal(n, 2);
+	free(ids);
+	assert_int_equal(inv_placement_stop(f->inv, a, 7, "drained by rollout 7"), 0);
+	assert_int_equal(inv_placement_stop(f->inv, 999, 7, "x"), INV_NOTFOUND);
+	/* stopped once: not again by the same campaign (a rerun after a crash) */
+	assert_int_equal(inv_placements_to_stop(f->inv, "lab", NULL, 7, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], b);
+	free(ids);
+	assert_int_equal(inv_placements_stopped_by(f->inv, 7, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], a);
+	free(ids);
+	assert_int_equal(inv_placement_get(f->inv, a, &one), 0);
+	assert_string_equal(one.state, "degraded");
+	assert_string_equal(one.reason, "drained by rollout 7");
+	free(one.json);
+	/* its memory stays reserved while it is stopped */
+	assert_int_equal(inv_placement_reserved(f->inv, "mac2", 0), 200);
+	assert_int_equal(inv_placement_nodes(f->inv, a, &names, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "mac1");
+	assert_string_equal(names[1], "mac2");
+	free(names);
+	assert_int_equal(inv_placement_release(f->inv, a, "active", ""), 0);
+	assert_int_equal(inv_placements_stopped_by(f->inv, 7, &ids, &n), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	assert_int_equal(inv_placement_get(f->inv, a, &one), 0);
+	assert_string_equal(one.state, "active");
+	free(one.json);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_models, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placements, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollout_stop, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -352,6 +352,48 @@ test_refusals(void **state)
 	assert_non_null(strstr(err, "no node"));
 }
 
+/* Mixed macOS builds (a rolling update half done): no RDMA across builds. */
+static void
+test_mixed_builds(void **state)
+{
+	char err[512];
+
+	(void)state;
+	mesh4(-1, -1);
+	in->rollout = 1;
+	snprintf(in->nodes[0].os_build, 32, "25D5");
+	snprintf(in->nodes[1].os_build, 32, "25C56");
+	snprintf(in->nodes[2].os_build, 32, "25D5");
+	snprintf(in->nodes[3].os_build, 32, "25C56");
+	/* every link passes; still no tensor plan across the two builds */
+	assert_int_equal(plan_for("deepseek-v3.1:4bit", PLAN_TENSOR, 1, err, sizeof(err)), -1);
+	assert_string_equal(err, "tensor needs RDMA between every pair: mac1 runs 25D5, mac2 "
+	    "25C56: RDMA peers need matching builds during the rollout");
+	/* pipeline over all four: a TCP ring, not jaccl-ring, no RDMA devices */
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_PIPELINE, 1, err, sizeof(err)), 0);
+	check_plan_shape("kimi-k2-thinking:4bit");
+	assert_string_equal(plan->backend, "ring");
+	/* auto on two 512 GB nodes of different builds: pipeline, and why says so */
+	in->n_nodes = 2;
+	in->n_links = 1;
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_AUTO, 1, err, sizeof(err)), 0);
+	assert_int_equal(plan->strategy, PLAN_PIPELINE);
+	assert_string_equal(plan->backend, "ring");
+	assert_non_null(strstr(plan->why, "tensor: tensor needs RDMA between every pair: mac1 "
+	    "runs 25D5, mac2 25C56: RDMA peers need matching builds during the rollout"));
+	/* the same build on both: RDMA again (jaccl ring or tensor) */
+	snprintf(in->nodes[1].os_build, 32, "25D5");
+	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_PIPELINE, 1, err, sizeof(err)), 0);
+	assert_string_equal(plan->backend, "jaccl-ring");
+	/* an unknown build is not a mismatch; outside a rollout the words drop "during" */
+	in->rollout = 0;
+	in->nodes[1].os_build[0] = '\0';
+	assert_int_equal(place_build_skew(in, 0, 1, err, sizeof(err)), 0);
+	snprintf(in->nodes[1].os_build, 32, "25C56");
+	assert_int_equal(place_build_skew(in, 0, 1, err, sizeof(err)), 1);
+	assert_string_equal(err, "mac1 runs 25D5, mac2 25C56: RDMA peers need matching builds");
+}
+
 int
 main(void)
 {
@@ -363,6 +405,7 @@ main(void)
 		cmocka_unit_test(test_kimi_pipeline_and_bf16),
 		cmocka_unit_test(test_ring_order_and_missing_link),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_mixed_builds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -37,30 +37,43 @@ export function placementsHtml(list) {
   }).join('');
 }
 
-// ---- rollouts (their shape is the rollout API's; read defensively) ----
+// ---- rollouts (GET /v1/rollouts: proto/rollout_json.c's shape) ----
+//   {"rollouts":[{"id","cluster","target","label","mode","max_unavailable",
+//     "window","state","reason","created_at","updated_at",
+//     "nodes":[{"node","step","running","since","last_line","reason","failed_step",...}]}]}
+// Strings that are empty come as null.
 
-function progressOf(n) {
-  let p = n.progress;
-  if (typeof p !== 'number') return '';
-  if (p > 1) p = p / 100;
-  const pct = Math.round(Math.min(Math.max(p, 0), 1) * 100);
-  return `<progress max="100" value="${pct}" aria-label="progress">${pct}%</progress> ${pct}%`;
+const FINISHED_STEPS = new Set(['done', 'skipped']);
+
+function rolloutProgress(nodes) {
+  if (!nodes.length) return '';
+  const done = nodes.filter((n) => FINISHED_STEPS.has(n.step)).length;
+  const pct = Math.round((done / nodes.length) * 100);
+  return `<progress max="${nodes.length}" value="${done}" aria-label="nodes done">${pct}%</progress> ` +
+    `${done} of ${nodes.length} nodes done`;
+}
+
+function rolloutNodeRow(n) {
+  const step = n.step === 'failed' && n.failed_step ? `failed at ${n.failed_step}` : n.step;
+  const since = typeof n.since === 'number' && isFinite(n.since) ? clock(n.since) : '';
+  const note = n.reason || n.last_line || '';
+  return `<tr data-node="${esc(n.node)}"><th scope="row">${esc(n.node)}</th>` +
+    `<td class="step s-${esc(n.step)}">${esc(step)}${n.running ? ' <span class="muted">(running)</span>' : ''}</td>` +
+    `<td>${esc(since)}</td><td>${esc(note)}</td></tr>`;
 }
 
 export function rolloutsHtml(list) {
   if (!list.length) return '<p class="muted">No rollouts.</p>';
   return list.map((r) => {
-    const target = r.target || r.build || r.version || r.label || '';
-    const nodes = r.nodes || r.steps || [];
-    const rows = nodes.map((n) => {
-      const name = typeof n === 'string' ? n : n.node || n.name;
-      return `<tr><th scope="row">${esc(name)}</th><td>${esc(n.step || n.state || '')}</td><td>${progressOf(n)}</td><td>${esc(n.error || n.reason || '')}</td></tr>`;
-    }).join('');
+    const nodes = Array.isArray(r.nodes) ? r.nodes : [];
+    const rows = nodes.map(rolloutNodeRow).join('');
+    const mode = r.mode === 'rolling' ? `rolling, at most ${esc(r.max_unavailable)} out at once` : esc(r.mode);
     return (
-      `<article class="rollout"><h3>Rollout ${esc(r.id)} <span class="muted">${esc(typeof target === 'string' ? target : JSON.stringify(target))}</span> ` +
-      `<span class="state s-${esc(r.state)}">${esc(r.state || '')}</span></h3>` +
-      (r.mode ? `<p>Mode ${esc(r.mode)}${r.cluster ? ', cluster ' + esc(r.cluster) : ''}.</p>` : '') +
-      (rows ? `<table><thead><tr><th scope="col">Node</th><th scope="col">Step</th><th scope="col">Progress</th><th scope="col">Note</th></tr></thead><tbody>${rows}</tbody></table>` : '') +
+      `<article class="rollout" data-id="${esc(r.id)}"><h3>Rollout ${esc(r.id)} <span class="muted">to ${esc(r.target)}` +
+      (r.label ? ` (${esc(r.label)})` : '') + `</span> <span class="state s-${esc(r.state)}">${esc(r.state)}</span></h3>` +
+      `<p>Cluster ${esc(r.cluster)}; ${mode}${r.window ? '; window ' + esc(r.window) + ' UTC' : ''}. ${rolloutProgress(nodes)}</p>` +
+      (r.reason ? `<p class="reason">${esc(r.reason)}</p>` : '') +
+      (rows ? `<table><thead><tr><th scope="col">Node</th><th scope="col">Step</th><th scope="col">Since</th><th scope="col">Last line</th></tr></thead><tbody>${rows}</tbody></table>` : '') +
       `</article>`
     );
   }).join('');

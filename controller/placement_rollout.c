@@ -1,0 +1,172 @@
+/*
+ * Placements during an OS update campaign (placement_ctrl.h).
+ *
+ * A placement cannot be live-migrated: MLX ranks hold their layers in GPU
+ * memory and the job has to be started again elsewhere.  So "drain" stops
+ * the placement where it is: its state becomes degraded with the campaign's
+ * reason, and the campaign's id is stored beside it (placements.rollout_id)
+ * so that its end, after a controller restart too, knows what to restore.
+ * The memory it holds stays reserved on its nodes: nothing else is placed
+ * into it while the node is updated, and the placement comes back on the
+ * same nodes.  `tbctl placement remove` releases it; `tbctl placement
+ * replan` proposes another.
+ */
+#include "placement_ctrl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inventory.h"
+#include "inventory_placement.h"
+#include "log.h"
+
+/* Append ", N" (or "N" first) to buf. */
+static void
+list_add(char *buf, size_t size, int64_t id)
+{
+	size_t l = strlen(buf);
+
+	if (l + 24 < size)
+		snprintf(buf + l, size - l, "%s%" PRId64, l ? ", " : "", id);
+}
+
+static int
+stop_all(struct ctrl *c, const struct ro_campaign *camp, const char *node, double now,
+    char *ids, size_t idsize)
+{
+	char actor[64], reason[API_REASON_MAX + 1], what[64];
+	int lockstep = camp->mode == RO_LOCKSTEP;
+	int64_t *stop = NULL;
+	int n = 0, rc;
+
+	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
+	if (lockstep)
+		snprintf(reason, sizeof(reason), "stopped by rollout %" PRId64 " (lockstep): the "
+		    "nodes of %s update to %s", camp->id, camp->cluster, camp->target);
+	else
+		snprintf(reason, sizeof(reason), "drained by rollout %" PRId64 ": %s updates to %s",
+		    camp->id, node, camp->target);
+	rc = inv_placements_to_stop(c->inv, camp->cluster, lockstep ? NULL : node, camp->id,
+	    &stop, &n);
+	for (int k = 0; rc == 0 && k < n; k++) {
+		rc = inv_placement_stop(c->inv, stop[k], camp->id, reason);
+		snprintf(what, sizeof(what), "placement %" PRId64 " %s", stop[k],
+		    lockstep ? "stopped" : "drained");
+		if (rc == 0)
+			ctrl_event(c, now, actor, lockstep ? "" : node, what, reason);
+		list_add(ids, idsize, stop[k]);
+	}
+	free(stop);
+	return rc;
+}
+
+/* An abort (which restores what was stopped) may come while a drain waits
+ * for inv_mu: then stop nothing more.  inv_mu held. */
+static int
+aborted(struct ctrl *c, int64_t id)
+{
+	struct ro_campaign *cur = malloc(sizeof(*cur));
+	int rc = cur != NULL && inv_rollout_get(c->inv, id, cur) == 0 && cur->state == RO_ABORTED;
+
+	free(cur);
+	return rc;
+}
+
+int
+placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const char *node,
+    char *what, size_t whatlen, char *err, size_t errlen)
+{
+	char ids[200] = "", before[200] = "";
+	int64_t *had = NULL;
+	int n = 0, rc;
+	double now = ctrl_now();
+
+	pthread_mutex_lock(&c->inv_mu);
+	if (aborted(c, camp->id)) {
+		pthread_mutex_unlock(&c->inv_mu);
+		snprintf(what, whatlen, "rollout %" PRId64 " was aborted: nothing drained", camp->id);
+		return 0;
+	}
+	rc = inv_begin(c->inv);
+	if (rc == 0)
+		rc = inv_placements_stopped_by(c->inv, camp->id, &had, &n);
+	for (int k = 0; rc == 0 && k < n; k++)
+		list_add(before, sizeof(before), had[k]);
+	if (rc == 0)
+		rc = stop_all(c, camp, node, now, ids, sizeof(ids));
+	if (rc == 0)
+		rc = inv_commit(c->inv);
+	else
+		inv_rollback(c->inv);
+	pthread_mutex_unlock(&c->inv_mu);
+	free(had);
+	if (rc != 0) {
+		snprintf(err, errlen, "the placements of %s could not be marked in the inventory",
+		    camp->cluster);
+		return -1;
+	}
+	if (ids[0])
+		snprintf(what, whatlen, "%s placement %s of %s (memory kept reserved until "
+		    "the rollout restores it)", camp->mode == RO_LOCKSTEP ? "stopped" : "drained",
+		    ids, camp->mode == RO_LOCKSTEP ? camp->cluster : node);
+	else if (before[0])
+		snprintf(what, whatlen, "nothing more to drain on %s: placement %s already stopped "
+		    "by this rollout", node, before);
+	else
+		snprintf(what, whatlen, "%s has no placements to drain", camp->mode == RO_LOCKSTEP ?
+		    camp->cluster : node);
+	return 0;
+}
+
+/* "" when every node of placement id is ready, else the first that is not. */
+static int
+not_ready(struct ctrl *c, int64_t id, char *why, size_t whylen)
+{
+	api_name *names = NULL;
+	struct api_node an;
+	int n = 0;
+
+	why[0] = '\0';
+	if (inv_placement_nodes(c->inv, id, &names, &n) != 0)
+		return -1;
+	for (int i = 0; i < n && !why[0]; i++) {
+		if (inv_node_get(c->inv, names[i], &an) != 0)
+			snprintf(why, whylen, "%s is not in the inventory", names[i]);
+		else if (an.state != NODE_READY)
+			snprintf(why, whylen, "%s is %s", names[i], api_node_state_str(an.state));
+	}
+	free(names);
+	return 0;
+}
+
+int
+placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double now)
+{
+	char actor[64], reason[API_REASON_MAX + 1], what[64], why[200];
+	int64_t *ids = NULL;
+	int n = 0, rc;
+
+	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
+	rc = inv_placements_stopped_by(c->inv, camp->id, &ids, &n);
+	for (int k = 0; rc == 0 && k < n; k++) {
+		if ((rc = not_ready(c, ids[k], why, sizeof(why))) != 0)
+			break;
+		if (why[0]) {
+			snprintf(reason, sizeof(reason), "not restored after rollout %" PRId64
+			    " (%s): %s", camp->id, ro_state_str(camp->state), why);
+			rc = inv_placement_release(c->inv, ids[k], "degraded", reason);
+			snprintf(what, sizeof(what), "placement %" PRId64 " not restored", ids[k]);
+		} else {
+			snprintf(reason, sizeof(reason), "rollout %" PRId64 " %s: its nodes are ready "
+			    "on %s", camp->id, ro_state_str(camp->state), camp->target);
+			rc = inv_placement_release(c->inv, ids[k], "active", "");
+			snprintf(what, sizeof(what), "placement %" PRId64 " restored", ids[k]);
+		}
+		if (rc == 0)
+			ctrl_event(c, now, actor, "", what, reason);
+	}
+	free(ids);
+	return rc == 0 ? 0 : -1;
+}
