@@ -195,7 +195,9 @@ load(struct wmon *m, int full, api_name *dirty, int n_dirty, int *n_out)
 
 	*n_out = 0;
 	pthread_mutex_lock(&m->c->inv_mu);
-	if (inv_cluster_list(m->c->inv, &cl, &ncl) == 0 && inv_node_list(m->c->inv, &all, &n) == 0 &&
+	/* no cluster, nothing to check: spare listing every node under the lock */
+	if (inv_cluster_list(m->c->inv, &cl, &ncl) == 0 &&
+	    (ncl == 0 || inv_node_list(m->c->inv, &all, &n) == 0) &&
 	    (ci = calloc((size_t)(ncl > 0 ? ncl : 1), sizeof(*ci))) != NULL)
 		for (int k = 0; k < ncl; k++)
 			if ((full || concerned(cl[k].name, all, n, dirty, n_dirty)) &&

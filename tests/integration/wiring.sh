@@ -56,8 +56,11 @@ check "promtool accepts /metrics" sh -c "promtool check metrics <'$TMP/metrics.t
 # each fault: its verdict, its fix, exit status 1
 fault() {  # SCENARIO A B VERDICT FIX-SUBSTRING
 	use "$1"
-	# every agent on the new scenario: no link left with the previous one's verdict
-	until_jq "$1: $2--$3 is $4" studio4 "($(link "$2" "$3") | .verdict == \"$4\" and .pass == false) and
+	# every agent on the new scenario: no link left with the previous one's
+	# verdict, and both ends of the link reporting it (the fix names the end
+	# at fault, which only the later of the two reports tells)
+	until_jq "$1: $2--$3 is $4" studio4 "($(link "$2" "$3") | .verdict == \"$4\" and .pass == false and
+		(.fix // \"\" | contains(\"$5\"))) and
 		all(.links[]; .verdict == \"pass\" or .verdict == \"$4\" or .verdict == \"missing\")"
 	check_eq "$1: tbctl wiring check exits 1" 1 "$(wjson studio4)"
 	check_jq "$1: the fix says what to do" "$TMP/w.json" "$(link "$2" "$3") | .fix | contains(\"$5\")"
