@@ -373,6 +373,10 @@ run_daemon(struct agent_config *c, int argc, char **argv)
 	s.pusher = start_pusher(c, NULL);   /* before the HTTP thread reads it */
 	if (c->controller != NULL && s.pusher == NULL)
 		fatalx("cannot report to %s", c->controller);
+	/* Until the first collection ends, /metrics tells that the agent runs. */
+	s.metrics = metrics_render(NULL, &ctr, pick_backend(c)->name, &s.metrics_len);
+	if (s.metrics == NULL)
+		fatalx("cannot start: out of memory");
 	struct httpd *h = start_httpd(c, &s);
 	log_info("collecting every %g s with the %s backend", c->interval,
 	    pick_backend(c)->name);

@@ -100,6 +100,20 @@ wait_for "the timeout error counted" 10 sh -c "curl -sf $U/metrics | grep -q '^t
 check "the hung command is counted as an error" sh -c "curl -sf $U/metrics | grep -q 'collection_errors_total{source=\"system_profiler\"}'"
 bg_stop "$AGENT_PID"
 
+# before the first collection ends (it hangs here) /metrics tells that the
+# agent runs: its own metrics, no node's
+touch "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
+PATH=$(fakemac_path) start_agent first --backend darwin --interval 5 --command-timeout 4
+U=http://127.0.0.1:$AGENT_PORT
+check_eq "/v1/report before the first collection is 503" 503 "$(http_get "$U/v1/report" "$TMP/first.json")"
+check_eq "/metrics before the first collection is 200" 200 "$(http_get "$U/metrics" "$TMP/first.prom")"
+check "it holds the build info" grep -q '^tbmesh_agent_build_info{version=".*",backend="darwin"} 1$' "$TMP/first.prom"
+check "and no collection yet" grep -q '^tbmesh_agent_collections_total 0$' "$TMP/first.prom"
+check "and nothing of a node" sh -c "! grep -q '^tbmesh_memory_' $TMP/first.prom"
+check "promtool accepts it" promtool check metrics <"$TMP/first.prom"
+rm -f "$TMP/mac/system_profiler_SPThunderboltDataType.hang"
+bg_stop "$AGENT_PID"
+
 # a controller that is away: a loopback port nothing listens on
 closed=
 for p in $(seq 20011 20111); do
