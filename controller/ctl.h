@@ -214,6 +214,21 @@ int ctl_name_cmp(const char *a, const char *b);
 int ctl_want_json(struct ctl_client *cl, const struct ctl_args *a);
 
 /*
+ * What a listing command does with its reply body: decode it, print it for
+ * people on stdout, free it.  Returns 0; -1 when it does not decode (why in
+ * err); CTL_SHOW_OOM when out of memory.
+ */
+#define CTL_SHOW_OOM (-2)
+typedef int (*ctl_show_fn)(const char *body, size_t len, char *err, size_t errlen);
+/*
+ * GET path and print the reply: as it came (indented) with --json, else
+ * through show.  what names the reply in an error: "cannot decode what: ...".
+ * Returns the exit status.
+ */
+int ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *path,
+    const char *what, ctl_show_fn show);
+
+/*
  * What the handlers print for people, given the decoded reply and the time
  * now (for ages).  Return 0, or -1 when out of memory.  ctl_nodes_print
  * sorts nodes by name (ctl_name_cmp); r may be NULL (no report yet).

@@ -144,34 +144,25 @@ ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now)
 		const char *cells[] = { c[i].name, nodes,
 			ctl_fmt_age(c[i].created_at, now, created, sizeof(created)),
 			fmt_allow(&c[i].allow, allow, sizeof(allow)) };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_clusters(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct api_cluster *c = NULL;
+	int n, rc = -1;
+
+	if (api_json_decode_clusters(body, len, &c, &n, err, errlen) == 0)
+		rc = ctl_clusters_print(stdout, c, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
+	free(c);
+	return rc;
 }
 
 int
 ctl_clusters_list(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct api_cluster *c = NULL;
-	struct ctl_reply r;
-	char err[256];
-	int n, rc;
-
-	if ((rc = ctl_call(cl, "GET", "/v1/clusters", NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (api_json_decode_clusters(r.body, r.len, &c, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the list of clusters: %s", err);
-	else if (ctl_clusters_print(stdout, c, n, ctl_now()) == -1)
-		rc = ctl_fail("out of memory");
-	free(c);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, "/v1/clusters", "the list of clusters", show_clusters);
 }

@@ -79,36 +79,29 @@ ctl_events_print(FILE *f, const struct api_event *ev, int n)
 	for (int i = 0; i < n; i++) {
 		const char *cells[] = { ctl_fmt_time(ev[i].time, when, sizeof(when)),
 			ev[i].actor, ev[i].node, ev[i].what, ev[i].reason };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_events(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct api_event *ev = NULL;
+	int n, rc = -1;
+
+	if (api_json_decode_events(body, len, &ev, &n, err, errlen) == 0)
+		rc = ctl_events_print(stdout, ev, n) == -1 ? CTL_SHOW_OOM : 0;
+	free(ev);
+	return rc;
 }
 
 int
 ctl_events(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct api_event *ev = NULL;
-	struct ctl_reply r;
 	char path[256], err[512];
-	int n, rc;
 
 	if (ctl_events_path(a, ctl_now(), path, sizeof(path), err, sizeof(err)) == -1)
 		return ctl_usage("%s", err);
-	if ((rc = ctl_call(cl, "GET", path, NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (api_json_decode_events(r.body, r.len, &ev, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the events: %s", err);
-	else if (ctl_events_print(stdout, ev, n) == -1)
-		rc = ctl_fail("out of memory");
-	free(ev);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, path, "the events", show_events);
 }

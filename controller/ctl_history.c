@@ -64,36 +64,30 @@ ctl_history_print(FILE *f, const struct api_sample *s, int n)
 			    sizeof(mem)),
 			ctl_fmt_watts(s[i].power_watts, watts, sizeof(watts)),
 			ctl_str(s[i].link_speeds) };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_history(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct api_sample *s = NULL;
+	char node[API_NAME_MAX + 1];
+	int n, rc = -1;
+
+	if (api_json_decode_samples(body, len, node, &s, &n, err, errlen) == 0)
+		rc = ctl_history_print(stdout, s, n) == -1 ? CTL_SHOW_OOM : 0;
+	free(s);
+	return rc;
 }
 
 int
 ctl_node_history(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct api_sample *s = NULL;
-	struct ctl_reply r;
-	char path[256], err[512], node[API_NAME_MAX + 1];
-	int n, rc;
+	char path[256], err[512];
 
 	if (ctl_history_path(a, ctl_now(), path, sizeof(path), err, sizeof(err)) == -1)
 		return ctl_usage("%s", err);
-	if ((rc = ctl_call(cl, "GET", path, NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (api_json_decode_samples(r.body, r.len, node, &s, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the samples: %s", err);
-	else if (ctl_history_print(stdout, s, n) == -1)
-		rc = ctl_fail("out of memory");
-	free(s);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, path, "the samples", show_history);
 }

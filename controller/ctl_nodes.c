@@ -58,6 +58,28 @@ ctl_want_json(struct ctl_client *cl, const struct ctl_args *a)
 	return a->json || ctl_client_json(cl);
 }
 
+int
+ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *path,
+    const char *what, ctl_show_fn show)
+{
+	struct ctl_reply r;
+	char err[512];
+	int rc;
+
+	if ((rc = ctl_call(cl, "GET", path, NULL, NULL, &r)) == CTL_EXIT_OK) {
+		if (ctl_want_json(cl, a))
+			rc = ctl_json_print(r.body, r.len);
+		else if ((rc = show(r.body, r.len, err, sizeof(err))) == -1)
+			rc = ctl_fail("cannot decode %s: %s", what, err);
+		else if (rc == CTL_SHOW_OOM)
+			rc = ctl_fail("out of memory");
+		else
+			rc = CTL_EXIT_OK;
+	}
+	ctl_reply_free(&r);
+	return rc;
+}
+
 /* Names in natural order: runs of digits compare as numbers (mac2 < mac10). */
 int
 ctl_name_cmp(const char *a, const char *b)
@@ -99,7 +121,7 @@ node_cmp(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->name, y->name);
 }
 
-static int
+static void
 node_row(struct ctl_table *t, const struct api_node *n, double now)
 {
 	char state[API_NAME_MAX + 2], mem[CTL_FMT_MAX], watts[CTL_FMT_MAX];
@@ -113,7 +135,7 @@ node_row(struct ctl_table *t, const struct api_node *n, double now)
 		ctl_fmt_usage(n->memory_used_bytes, n->memory_total_bytes, mem, sizeof(mem)),
 		ctl_fmt_watts(n->power_watts, watts, sizeof(watts)), os, rdma,
 		ctl_fmt_age(n->last_report_at, now, age, sizeof(age)) };
-	return ctl_table_add(t, cells);
+	ctl_table_add(t, cells);
 }
 
 int
@@ -127,35 +149,26 @@ ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now)
 		return -1;
 	qsort(nodes, (size_t)n, sizeof(*nodes), node_cmp);
 	for (int i = 0; i < n; i++)
-		if (node_row(t, &nodes[i], now) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+		node_row(t, &nodes[i], now);
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_nodes(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct api_node *nodes = NULL;
+	int n, rc = -1;
+
+	if (api_json_decode_nodes(body, len, &nodes, &n, err, errlen) == 0)
+		rc = ctl_nodes_print(stdout, nodes, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
+	free(nodes);
+	return rc;
 }
 
 int
 ctl_nodes_list(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct api_node *nodes = NULL;
-	struct ctl_reply r;
-	char err[256];
-	int n, rc;
-
-	if ((rc = ctl_call(cl, "GET", "/v1/nodes", NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (api_json_decode_nodes(r.body, r.len, &nodes, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the list of nodes: %s", err);
-	else if (ctl_nodes_print(stdout, nodes, n, ctl_now()) == -1)
-		rc = ctl_fail("out of memory");
-	free(nodes);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, "/v1/nodes", "the list of nodes", show_nodes);
 }
 
 /*

@@ -21,6 +21,7 @@ struct ctl_table {
 	int nrows;           /* not counting the header */
 	int cap;             /* rows allocated, header included */
 	char **cells;        /* (nrows + 1) * ncols; row 0 is the header */
+	int lost;            /* a row could not be added */
 };
 
 const char *
@@ -108,8 +109,10 @@ ctl_table_new(int ncols, const char *const *headers)
 int
 ctl_table_add(struct ctl_table *t, const char *const *cells)
 {
-	if (table_grow(t) == -1 || table_set_row(t, t->nrows + 1, cells) == -1)
+	if (table_grow(t) == -1 || table_set_row(t, t->nrows + 1, cells) == -1) {
+		t->lost = 1;
 		return -1;
+	}
 	t->nrows++;
 	return 0;
 }
@@ -144,6 +147,17 @@ ctl_table_print(const struct ctl_table *t, FILE *f, int indent)
 		fputc('\n', f);
 	}
 	free(w);
+}
+
+int
+ctl_table_end(struct ctl_table *t, FILE *f, int indent)
+{
+	int lost = t->lost;
+
+	if (!lost)
+		ctl_table_print(t, f, indent);
+	ctl_table_free(t);
+	return lost ? -1 : 0;
 }
 
 void

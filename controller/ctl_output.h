@@ -29,7 +29,8 @@ struct ctl_table;
 struct ctl_table *ctl_table_new(int ncols, const char *const *headers);
 /*
  * Add a row of ncols cells (copied; NULL or "" prints "-"; control
- * characters print as '?').  Returns 0, or -1 when out of memory.
+ * characters print as '?').  Returns 0, or -1 when out of memory (the
+ * table remembers it for ctl_table_end).
  */
 int ctl_table_add(struct ctl_table *t, const char *const *cells);
 int ctl_table_rows(const struct ctl_table *t);
@@ -40,6 +41,11 @@ int ctl_table_rows(const struct ctl_table *t);
  */
 void ctl_table_print(const struct ctl_table *t, FILE *f, int indent);
 void ctl_table_free(struct ctl_table *t);
+/*
+ * Print the table unless a ctl_table_add failed, then free it.  Returns 0,
+ * or -1 when a row was lost for want of memory (nothing printed).
+ */
+int ctl_table_end(struct ctl_table *t, FILE *f, int indent);
 
 /* "Key:" padded to a column, then the value; indent spaces first. */
 void ctl_kv(FILE *f, int indent, const char *key, const char *fmt, ...)

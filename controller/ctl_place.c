@@ -99,14 +99,9 @@ ranks_table(FILE *f, const struct plan *p)
 			ctl_fmt_bytes(r->total_bytes, b[2], sizeof(b[2])),
 			ctl_fmt_bytes(r->usable_bytes, b[3], sizeof(b[3])),
 			ctl_fmt_bytes(r->free_after_bytes, b[4], sizeof(b[4])) };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
 }
 
 int
@@ -167,14 +162,9 @@ ctl_placements_print(FILE *f, const struct plan *ps, int n, double now)
 		const char *cells[] = { id, p->model, p->cluster, plan_strategy_str(p->strategy),
 			nodes, plan_state_str(p->state), tps,
 			ctl_fmt_age(p->created_at, now, created, sizeof(created)) };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
 }
 
 int
@@ -202,36 +192,27 @@ ctl_models_print(FILE *f, const struct catalog_model *m, int n)
 			    sizeof(b)));
 		const char *cells[] = { m[i].name, params, active, layers, attn, kv,
 			m[i].tensor_sharding ? "yes" : "no", vs };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_models(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct catalog_model *m = NULL;
+	int n, rc = -1;
+
+	if (catalog_decode(body, len, &m, &n, err, errlen) == 0)
+		rc = ctl_models_print(stdout, m, n) == -1 ? CTL_SHOW_OOM : 0;
+	free(m);
+	return rc;
 }
 
 int
 ctl_models_list(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct catalog_model *m = NULL;
-	struct ctl_reply r;
-	char err[512];
-	int n, rc;
-
-	if ((rc = ctl_call(cl, "GET", "/v1/models", NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (catalog_decode(r.body, r.len, &m, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the list of models: %s", err);
-	else if (ctl_models_print(stdout, m, n) == -1)
-		rc = ctl_fail("out of memory");
-	free(m);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, "/v1/models", "the list of models", show_models);
 }
 
 /* The whole file into a malloc'd, NUL-terminated buffer; NULL with err. */
@@ -352,26 +333,22 @@ ctl_place(struct ctl_client *cl, const struct ctl_args *a)
 	return rc;
 }
 
+static int
+show_placements(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct plan *ps = NULL;
+	int n, rc = -1;
+
+	if (plan_json_decode_list(body, len, &ps, &n, err, errlen) == 0)
+		rc = ctl_placements_print(stdout, ps, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
+	free(ps);
+	return rc;
+}
+
 int
 ctl_placements_list(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct plan *ps = NULL;
-	struct ctl_reply r;
-	char err[512];
-	int n, rc;
-
-	if ((rc = ctl_call(cl, "GET", "/v1/placements", NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (plan_json_decode_list(r.body, r.len, &ps, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the list of placements: %s", err);
-	else if (ctl_placements_print(stdout, ps, n, ctl_now()) == -1)
-		rc = ctl_fail("out of memory");
-	free(ps);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, "/v1/placements", "the list of placements", show_placements);
 }
 
 /* method on /v1/placements/ID[suffix]; the reply in *r. */

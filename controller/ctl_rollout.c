@@ -387,9 +387,7 @@ ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now)
 		ctl_table_add(t, cells);
 	}
 	fputc('\n', f);
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
 }
 
 int
@@ -411,12 +409,7 @@ ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now)
 		const char *cells[] = { id, c[i].cluster, c[i].target, ro_mode_str(c[i].mode),
 			ro_state_str(c[i].state), nodes,
 			ctl_fmt_age(c[i].updated_at, now, age, sizeof(age)), c[i].reason };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 0);
 }

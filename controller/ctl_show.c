@@ -125,7 +125,7 @@ speed(double gbps, char *buf, size_t size)
 	return buf;
 }
 
-static int
+static void
 port_row(struct ctl_table *t, const struct report_port *p)
 {
 	char sp[CTL_FMT_MAX], ip[REPORT_IPV4_MAX * 17 + 8];
@@ -135,7 +135,7 @@ port_row(struct ctl_table *t, const struct report_port *p)
 		port_ipv4(p, ip, sizeof(ip)), peer ? peer->name : NULL,
 		peer ? peer->model : NULL, peer ? tri_str(peer->rdma_service) : NULL };
 
-	return ctl_table_add(t, cells);
+	ctl_table_add(t, cells);
 }
 
 static int
@@ -152,13 +152,8 @@ show_ports(FILE *f, const struct report_thunderbolt *tb)
 	if ((t = ctl_table_new(8, headers)) == NULL)
 		return -1;
 	for (int i = 0; i < tb->n_ports && i < REPORT_PORTS_MAX; i++)
-		if (port_row(t, &tb->ports[i]) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
-	ctl_table_print(t, f, 2);
-	ctl_table_free(t);
-	return 0;
+		port_row(t, &tb->ports[i]);
+	return ctl_table_end(t, f, 2);
 }
 
 static void
@@ -204,14 +199,9 @@ show_rdma(FILE *f, const struct report_rdma *r)
 		const struct report_rdma_device *d = &r->devices[i];
 		const char *cells[] = { d->name, d->interface,
 			report_rdma_port_state_str(d->port_state), tri_str(d->ipv4_gid) };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 2);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 2);
 }
 
 static void
@@ -266,14 +256,9 @@ show_errors(FILE *f, const struct report *r)
 		return -1;
 	for (int i = 0; i < r->n_errors && i < REPORT_ERRORS_MAX; i++) {
 		const char *cells[] = { r->errors[i].source, r->errors[i].message };
-		if (ctl_table_add(t, cells) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
+		ctl_table_add(t, cells);
 	}
-	ctl_table_print(t, f, 2);
-	ctl_table_free(t);
-	return 0;
+	return ctl_table_end(t, f, 2);
 }
 
 int

@@ -135,7 +135,7 @@ expires(double at, double now, char *buf, size_t size)
 	return buf;
 }
 
-static int
+static void
 token_row(struct ctl_table *t, const struct api_token *tok, double now)
 {
 	char created[CTL_FMT_MAX], exp[CTL_FMT_MAX], used[CTL_FMT_MAX];
@@ -145,7 +145,7 @@ token_row(struct ctl_table *t, const struct api_token *tok, double now)
 		isnan(tok->used_at) ? "-" : ctl_fmt_age(tok->used_at, now, used, sizeof(used)),
 		tok->revoked ? "yes" : "no" };
 
-	return ctl_table_add(t, cells);
+	ctl_table_add(t, cells);
 }
 
 int
@@ -158,35 +158,26 @@ ctl_tokens_print(FILE *f, const struct api_token *tok, int n, double now)
 	if (t == NULL)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (token_row(t, &tok[i], now) == -1) {
-			ctl_table_free(t);
-			return -1;
-		}
-	ctl_table_print(t, f, 0);
-	ctl_table_free(t);
-	return 0;
+		token_row(t, &tok[i], now);
+	return ctl_table_end(t, f, 0);
+}
+
+static int
+show_token(const char *body, size_t len, char *err, size_t errlen)
+{
+	struct api_token *tok = NULL;
+	int n, rc = -1;
+
+	if (api_json_decode_tokens(body, len, &tok, &n, err, errlen) == 0)
+		rc = ctl_tokens_print(stdout, tok, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
+	free(tok);
+	return rc;
 }
 
 int
 ctl_token_list(struct ctl_client *cl, const struct ctl_args *a)
 {
-	struct api_token *tok = NULL;
-	struct ctl_reply r;
-	char err[256];
-	int n, rc;
-
-	if ((rc = ctl_call(cl, "GET", "/v1/tokens", NULL, NULL, &r)) != CTL_EXIT_OK)
-		goto done;
-	if (ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (api_json_decode_tokens(r.body, r.len, &tok, &n, err, sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the list of tokens: %s", err);
-	else if (ctl_tokens_print(stdout, tok, n, ctl_now()) == -1)
-		rc = ctl_fail("out of memory");
-	free(tok);
-done:
-	ctl_reply_free(&r);
-	return rc;
+	return ctl_get_show(cl, a, "/v1/tokens", "the list of tokens", show_token);
 }
 
 int

@@ -63,7 +63,6 @@ ctl_plan_print(FILE *f, const struct wiring_plan_doc *p)
 	static const char *headers[] = { "CABLE", "FROM", "RECEPTACLE", "TO", "RECEPTACLE" };
 	struct ctl_table *t;
 	char num[16];
-	int rc = 0;
 
 	if (p->topology != WIRING_TOPO_PLAN) {
 		fprintf(f, "cluster %s expects a full %s on any receptacles (no plan)\n",
@@ -72,21 +71,16 @@ ctl_plan_print(FILE *f, const struct wiring_plan_doc *p)
 	}
 	if ((t = ctl_table_new(5, headers)) == NULL)
 		return -1;
-	for (int k = 0; rc == 0 && k < p->n_links; k++) {
+	for (int k = 0; k < p->n_links; k++) {
 		const struct wiring_plan_link *l = &p->links[k];
 
 		snprintf(num, sizeof(num), "%d", k + 1);
 		const char *cells[] = { num, l->a.node, l->a.receptacle, l->b.node,
 			l->b.receptacle };
-		rc = ctl_table_add(t, cells);
+		ctl_table_add(t, cells);
 	}
-	if (rc == 0) {
-		fprintf(f, "cluster %s: %d cable%s\n", p->cluster, p->n_links,
-		    p->n_links == 1 ? "" : "s");
-		ctl_table_print(t, f, 0);
-	}
-	ctl_table_free(t);
-	return rc;
+	fprintf(f, "cluster %s: %d cable%s\n", p->cluster, p->n_links, p->n_links == 1 ? "" : "s");
+	return ctl_table_end(t, f, 0);
 }
 
 /* One cluster's check: its reply into *res; CTL_EXIT_OK or an error printed. */

@@ -207,7 +207,15 @@ test_table_empty_indent_and_hostile_text(void **state)
 	    "  \xc3\xa9t\xc3\xa9  line?break?[31m\n"
 	    "  x    -\n");
 	free(out);
-	ctl_table_free(t);
+	/* ctl_table_end prints what ctl_table_print does, then frees */
+	cap_open(&c);
+	assert_int_equal(ctl_table_end(t, c.f, 2), 0);
+	out = cap_close(&c);
+	assert_string_equal(out,
+	    "  A    REASON\n"
+	    "  \xc3\xa9t\xc3\xa9  line?break?[31m\n"
+	    "  x    -\n");
+	free(out);
 	ctl_table_free(NULL);
 }
 
