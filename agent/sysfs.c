@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "natcmp.h"
+
 const char *
 sysfs_root(const char *root, char *buf, size_t len)
 {
@@ -278,41 +280,10 @@ sysfs_link_base(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int
-sysfs_natcmp(const char *a, const char *b)
-{
-	while (*a != '\0' && *b != '\0') {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			const char *ea = a, *eb = b;
-			while (*a == '0' && isdigit((unsigned char)a[1]))
-				a++;
-			while (*b == '0' && isdigit((unsigned char)b[1]))
-				b++;
-			for (ea = a; isdigit((unsigned char)*ea); ea++)
-				;
-			for (eb = b; isdigit((unsigned char)*eb); eb++)
-				;
-			if (ea - a != eb - b)
-				return ea - a < eb - b ? -1 : 1;
-			int c = strncmp(a, b, (size_t)(ea - a));
-			if (c != 0)
-				return c;
-			a = ea;
-			b = eb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
 static int
 natcmp_ptr(const void *pa, const void *pb)
 {
-	return sysfs_natcmp(*(char *const *)pa, *(char *const *)pb);
+	return proto_natcmp(*(char *const *)pa, *(char *const *)pb);
 }
 
 /* Append a copy of name; -1 when out of memory. */

@@ -95,7 +95,4 @@ struct sysfs_list {
 int sysfs_list(const char *root, const char *path, const char *prefix, struct sysfs_list *l);
 void sysfs_list_free(struct sysfs_list *l);
 
-/* strcmp, but digit runs compare by value. */
-int sysfs_natcmp(const char *a, const char *b);
-
 #endif

@@ -18,6 +18,7 @@
 #include "api_server.h"
 #include "credentials.h"
 #include "ctrl.h"
+#include "natcmp.h"
 #include "placement_ctrl.h"
 #include "rollout.h"
 #include "rollout_run.h"
@@ -139,10 +140,10 @@ api_credentials_set(struct api_req *rq, struct api_resp *rs)
 static int
 node_name_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct ro_node *)a)->node, ((const struct ro_node *)b)->node);
+	return proto_natcmp(((const struct ro_node *)a)->node, ((const struct ro_node *)b)->node);
 }
 
-/* The cluster's nodes into camp (sorted by name); 0, INV_NOTFOUND, -1, or -2 (too many). */
+/* The cluster's nodes into camp (in natural order of names: mac2 before mac10); 0, INV_NOTFOUND, -1, or -2 (too many). */
 static int
 campaign_nodes(struct ctrl *c, struct ro_campaign *camp, double now)
 {

@@ -208,8 +208,6 @@ double ctl_now(void);
 int ctl_name_check(const char *cmd, const char *kind, const char *name);
 /* CTL_EXIT_OK when text (option opt) is given, not blank, short enough, one line. */
 int ctl_reason_check(const char *cmd, const char *usage, const char *text, const char *opt);
-/* Natural order of names: runs of digits compare as numbers (mac2 < mac10). */
-int ctl_name_cmp(const char *a, const char *b);
 /* --json given before or after the command. */
 int ctl_want_json(struct ctl_client *cl, const struct ctl_args *a);
 
@@ -231,7 +229,7 @@ int ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *pa
 /*
  * What the handlers print for people, given the decoded reply and the time
  * now (for ages).  Return 0, or -1 when out of memory.  ctl_nodes_print
- * sorts nodes by name (ctl_name_cmp); r may be NULL (no report yet).
+ * sorts nodes by name (proto_natcmp); r may be NULL (no report yet).
  */
 int ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now);
 int ctl_show_print(FILE *f, const struct api_node *n, const struct report *r, double now);

@@ -4,7 +4,6 @@
  */
 #include "ctl.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "api_json.h"
 #include "ctl_http.h"
 #include "ctl_output.h"
+#include "natcmp.h"
 
 double
 ctl_now(void)
@@ -80,43 +80,11 @@ ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *path,
 	return rc;
 }
 
-/* Names in natural order: runs of digits compare as numbers (mac2 < mac10). */
-int
-ctl_name_cmp(const char *a, const char *b)
-{
-	while (*a != '\0' && *b != '\0') {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			const char *ea = a, *eb = b;
-			while (*a == '0' && isdigit((unsigned char)a[1]))
-				a++;
-			while (*b == '0' && isdigit((unsigned char)b[1]))
-				b++;
-			for (ea = a; isdigit((unsigned char)*ea); ea++)
-				;
-			for (eb = b; isdigit((unsigned char)*eb); eb++)
-				;
-			if (ea - a != eb - b)
-				return ea - a < eb - b ? -1 : 1;
-			int c = strncmp(a, b, (size_t)(ea - a));
-			if (c != 0)
-				return c;
-			a = ea;
-			b = eb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	return *a == *b ? 0 : *a == '\0' ? -1 : 1;
-}
-
 static int
 node_cmp(const void *a, const void *b)
 {
 	const struct api_node *x = a, *y = b;
-	int c = ctl_name_cmp(x->name, y->name);
+	int c = proto_natcmp(x->name, y->name);
 
 	return c != 0 ? c : strcmp(x->name, y->name);
 }

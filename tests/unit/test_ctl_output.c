@@ -279,23 +279,6 @@ node_init(struct api_node *n, const char *name)
 }
 
 static void
-test_name_order(void **state)
-{
-	(void)state;
-
-	assert_true(ctl_name_cmp("mac2", "mac10") < 0);
-	assert_true(ctl_name_cmp("mac10", "mac2") > 0);
-	assert_true(ctl_name_cmp("mac1", "mac1") == 0);
-	assert_true(ctl_name_cmp("mac1", "mac1a") < 0);
-	assert_true(ctl_name_cmp("mac", "mac1") < 0);
-	assert_true(ctl_name_cmp("a9b", "a10a") < 0);
-	assert_true(ctl_name_cmp("mac01", "mac1") == 0);
-	assert_true(ctl_name_cmp("rack2-mac3", "rack10-mac1") < 0);
-	assert_true(ctl_name_cmp("99999999999999999999999", "100000000000000000000000") < 0);
-	assert_true(ctl_name_cmp("Mac1", "mac1") < 0);
-}
-
-static void
 test_nodes_print(void **state)
 {
 	(void)state;
@@ -558,7 +541,6 @@ main(void)
 		cmocka_unit_test(test_table_empty_indent_and_hostile_text),
 		cmocka_unit_test(test_table_many_rows),
 		cmocka_unit_test(test_kv),
-		cmocka_unit_test(test_name_order),
 		cmocka_unit_test(test_nodes_print),
 		cmocka_unit_test(test_tokens_print),
 		cmocka_unit_test(test_events_and_clusters_print),
