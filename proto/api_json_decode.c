@@ -18,117 +18,16 @@
 #include "api.h"
 #include "api_json.h"
 #include "api_json_fields.h"
+#include "json_dec.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NAME_RULE "1 to 63 letters, digits, '.', '_' or '-', " \
 	"not starting with '.' or '-'"
-
-/*
- * Where a value sits, as a chain of stack frames up to the top-level key:
- * formatted ("nodes[3].state") only when there is an error.
- */
-struct path {
-	const struct path *up;	/* NULL: a top-level key */
-	const char *key;	/* NULL: an array element */
-	int idx;
-};
-
-struct dec {
-	char *err;
-	size_t errlen;
-};
-
-static size_t
-path_fmt(const struct path *p, char *buf, size_t size)
-{
-	size_t n;
-	int w;
-
-	if (p == NULL)
-		return 0;
-	n = path_fmt(p->up, buf, size);
-	if (n >= size)
-		return n;
-	if (p->key != NULL)
-		w = snprintf(buf + n, size - n, "%s%s", n > 0 ? "." : "", p->key);
-	else
-		w = snprintf(buf + n, size - n, "[%d]", p->idx);
-	return w < 0 ? n : n + (size_t)w;
-}
-
-/* Writes "path: message" (or the message alone for p NULL); returns -1. */
-static int __attribute__((format(printf, 3, 4)))
-fail(struct dec *d, const struct path *p, const char *fmt, ...)
-{
-	char where[128];
-	va_list ap;
-	int n;
-
-	if (d->err == NULL || d->errlen == 0)
-		return -1;
-	where[0] = '\0';
-	path_fmt(p, where, sizeof(where));
-	n = snprintf(d->err, d->errlen, "%s%s", where, where[0] ? ": " : "");
-	if (n >= 0 && (size_t)n < d->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-static void
-dec_init(struct dec *d, char *err, size_t errlen)
-{
-	d->err = err;
-	d->errlen = errlen;
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
-}
-
-/* True when [p, end) holds only JSON whitespace up to its end or a NUL. */
-static int
-only_space(const char *p, const char *end)
-{
-	for (; p < end && *p != '\0'; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			return 0;
-	return 1;
-}
-
-/*
- * Parses json[len] (no NUL needed) of at most max bytes.  *root gets the
- * tree, for the caller to delete whatever this returns; it is an object
- * when this returns 0 and object is set.
- */
-static int
-parse(struct dec *d, const char *json, size_t len, size_t max, int object,
-    cJSON **root)
-{
-	const char *end = NULL;
-
-	*root = NULL;
-	if (json == NULL || len == 0)
-		return fail(d, NULL, "empty input");
-	if (len > max)
-		return fail(d, NULL, "input of %zu bytes is over the limit of %zu",
-		    len, max);
-	if ((*root = cJSON_ParseWithLengthOpts(json, len, &end, 0)) == NULL)
-		return fail(d, NULL, "invalid JSON near byte %td of %zu",
-		    end != NULL ? end - json : (ptrdiff_t)0, len);
-	if (!only_space(end, json + len))
-		return fail(d, NULL, "unexpected data after the JSON value "
-		    "at byte %td", end - json);
-	if (object && !cJSON_IsObject(*root))
-		return fail(d, NULL, "the top level must be a JSON object");
-	return 0;
-}
 
 /* ---- scalar values ---- */
 
@@ -137,76 +36,65 @@ parse(struct dec *d, const char *json, size_t len, size_t max, int object,
  * caller has checked that it is a string.
  */
 static int
-dec_str(struct dec *d, const cJSON *it, const struct path *p, char *dst,
+dec_str(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst,
     size_t size, int empty_ok)
 {
 	size_t len = strnlen(it->valuestring, size);
 
 	if (len == 0 && !empty_ok)
-		return fail(d, p, "empty string (an unknown value is null)");
+		return json_dec_fail(d, p, "empty string (an unknown value is null)");
 	if (len == size)
-		return fail(d, p, "longer than %zu bytes", size - 1);
+		return json_dec_fail(d, p, "longer than %zu bytes", size - 1);
 	memcpy(dst, it->valuestring, len + 1);
 	return 0;
 }
 
-/* For messages: v as people write it, digits when integral. */
-static const char *
-fmt_num(char *buf, size_t size, double v)
-{
-	if (v == floor(v) && fabs(v) < 1e18)
-		snprintf(buf, size, "%.0f", v);
-	else
-		snprintf(buf, size, "%g", v);
-	return buf;
-}
-
 /* An integral number in lo..hi, into *v. */
 static int
-dec_integer(struct dec *d, const cJSON *it, const struct path *p,
+dec_integer(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const struct api_field *f, double *v)
 {
 	char b[3][32];
 
 	if (!cJSON_IsNumber(it))
-		return fail(d, p, "must be a number%s", f->required ? "" :
+		return json_dec_fail(d, p, "must be a number%s", f->required ? "" :
 		    " or null");
 	*v = it->valuedouble;
 	if (!(*v >= f->lo && *v <= f->hi))
-		return fail(d, p, "%s is out of range %s..%s",
-		    fmt_num(b[0], sizeof(b[0]), *v),
-		    fmt_num(b[1], sizeof(b[1]), f->lo),
-		    fmt_num(b[2], sizeof(b[2]), f->hi));
+		return json_dec_fail(d, p, "%s is out of range %s..%s",
+		    json_dec_num(b[0], sizeof(b[0]), *v),
+		    json_dec_num(b[1], sizeof(b[1]), f->lo),
+		    json_dec_num(b[2], sizeof(b[2]), f->hi));
 	if (*v != floor(*v))
-		return fail(d, p, "%s is not an integer",
-		    fmt_num(b[0], sizeof(b[0]), *v));
+		return json_dec_fail(d, p, "%s is not an integer",
+		    json_dec_num(b[0], sizeof(b[0]), *v));
 	return 0;
 }
 
 static int
-dec_double(struct dec *d, const cJSON *it, const struct path *p,
+dec_double(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const struct api_field *f, double *dst)
 {
 	double v;
 
 	if (!cJSON_IsNumber(it))
-		return fail(d, p, "must be a number or null");
+		return json_dec_fail(d, p, "must be a number or null");
 	v = it->valuedouble;
 	if (!(v >= f->lo && v <= f->hi))
-		return fail(d, p, "%g is out of range %g..%g", v, f->lo, f->hi);
+		return json_dec_fail(d, p, "%g is out of range %g..%g", v, f->lo, f->hi);
 	*dst = v;
 	return 0;
 }
 
 static int
-dec_enum(struct dec *d, const cJSON *it, const struct path *p,
+dec_enum(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const struct api_field *f, char *dst)
 {
 	const struct api_enum *en = f->en;
 	int v;
 
 	if (!cJSON_IsString(it))
-		return fail(d, p, "must be a string%s",
+		return json_dec_fail(d, p, "must be a string%s",
 		    f->required ? "" : " or null");
 	for (v = 0; v < en->count; v++) {
 		if (strcmp(it->valuestring, en->name(v)) == 0) {
@@ -214,23 +102,23 @@ dec_enum(struct dec *d, const cJSON *it, const struct path *p,
 			return 0;
 		}
 	}
-	return fail(d, p, "\"%.64s\" is not %s", it->valuestring, en->what);
+	return json_dec_fail(d, p, "\"%.64s\" is not %s", it->valuestring, en->what);
 }
 
-static int dec_name_elems(struct dec *d, const cJSON *a, const struct path *p,
+static int dec_name_elems(struct json_dec *d, const cJSON *a, const struct json_path *p,
     api_name *names, int max, int *n);
 
 static int
-dec_names_field(struct dec *d, const cJSON *it, const struct path *p, struct api_names *l)
+dec_names_field(struct json_dec *d, const cJSON *it, const struct json_path *p, struct api_names *l)
 {
 	if (!cJSON_IsArray(it))
-		return fail(d, p, "must be an array of names");
+		return json_dec_fail(d, p, "must be an array of names");
 	return dec_name_elems(d, it, p, l->v, API_ALLOW_MAX, &l->n);
 }
 
 /* Decodes a present, non-null value of field f into base. */
 static int
-dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
+dec_field(struct json_dec *d, const cJSON *it, const struct json_path *p, char *base,
     const struct api_field *f)
 {
 	char *dst = base + f->off;
@@ -239,7 +127,7 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
 	switch (f->kind) {
 	case AK_STR:
 		if (!cJSON_IsString(it))
-			return fail(d, p, "must be a string%s",
+			return json_dec_fail(d, p, "must be a string%s",
 			    f->required ? "" : " or null");
 		return dec_str(d, it, p, dst, f->size, 0);
 	case AK_I64:
@@ -255,7 +143,7 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
 		return dec_double(d, it, p, f, (double *)(void *)dst);
 	case AK_BOOL:
 		if (!cJSON_IsBool(it))
-			return fail(d, p, "must be true, false or null");
+			return json_dec_fail(d, p, "must be true, false or null");
 		*(int *)(void *)dst = cJSON_IsTrue(it) ? 1 : 0;
 		return 0;
 	case AK_ENUM:
@@ -263,7 +151,7 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p, char *base,
 	case AK_NAMES:
 		return dec_names_field(d, it, p, (struct api_names *)(void *)dst);
 	}
-	return fail(d, p, "internal error: unknown field kind");
+	return json_dec_fail(d, p, "internal error: unknown field kind");
 }
 
 /* ---- objects and lists ---- */
@@ -285,20 +173,20 @@ init_fields(void *base, size_t size, const struct api_field *f)
 
 /* Decodes the table's fields of obj into base, set to null first. */
 static int
-dec_fields(struct dec *d, const cJSON *obj, const struct path *up,
+dec_fields(struct json_dec *d, const cJSON *obj, const struct json_path *up,
     void *base, size_t size, const struct api_field *f)
 {
 	const cJSON *it;
 
 	init_fields(base, size, f);
 	for (; f->key != NULL; f++) {
-		struct path p = { up, f->key, 0 };
+		struct json_path p = { up, f->key, 0 };
 
 		it = cJSON_GetObjectItemCaseSensitive(obj, f->key);
 		if (f->required && it == NULL)
-			return fail(d, &p, "missing");
+			return json_dec_fail(d, &p, "missing");
 		if (f->required && cJSON_IsNull(it))
-			return fail(d, &p, "must not be null");
+			return json_dec_fail(d, &p, "must not be null");
 		if (it == NULL || cJSON_IsNull(it))
 			continue;
 		if (dec_field(d, it, &p, base, f) == -1)
@@ -312,13 +200,13 @@ static int
 dec_one(const char *json, size_t len, void *base, size_t size,
     const struct api_field *f, char *err, size_t errlen)
 {
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	init_fields(base, size, f);
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0)
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0)
 		rc = dec_fields(&d, root, NULL, base, size, f);
 	cJSON_Delete(root);
 	return rc;
@@ -326,32 +214,32 @@ dec_one(const char *json, size_t len, void *base, size_t size,
 
 /* The array key of root, which must be present; *a gets it. */
 static int
-dec_array(struct dec *d, const cJSON *root, const struct path *p,
+dec_array(struct json_dec *d, const cJSON *root, const struct json_path *p,
     const char *what, const cJSON **a)
 {
 	*a = cJSON_GetObjectItemCaseSensitive(root, p->key);
 	if (*a == NULL)
-		return fail(d, p, "missing");
+		return json_dec_fail(d, p, "missing");
 	if (!cJSON_IsArray(*a))
-		return fail(d, p, "must be an array of %s", what);
+		return json_dec_fail(d, p, "must be an array of %s", what);
 	return 0;
 }
 
 /* The objects of array a into a malloc'd *out of elements of size bytes. */
 static int
-dec_elems(struct dec *d, const cJSON *a, const struct path *p, size_t size,
+dec_elems(struct json_dec *d, const cJSON *a, const struct json_path *p, size_t size,
     const struct api_field *f, void **out, int *n)
 {
-	struct path ep = { p, NULL, 0 };
+	struct json_path ep = { p, NULL, 0 };
 	const cJSON *e;
 	char *buf;
 	int count = cJSON_GetArraySize(a), rc;
 
 	if ((buf = calloc(count > 0 ? (size_t)count : 1, size)) == NULL)
-		return fail(d, p, "out of memory");
+		return json_dec_fail(d, p, "out of memory");
 	cJSON_ArrayForEach(e, a) {
 		if (!cJSON_IsObject(e))
-			rc = fail(d, &ep, "must be an object");
+			rc = json_dec_fail(d, &ep, "must be an object");
 		else
 			rc = dec_fields(d, e, &ep, buf + (size_t)ep.idx * size,
 			    size, f);
@@ -371,16 +259,16 @@ static int
 dec_list(const char *json, size_t len, const char *key, size_t size,
     const struct api_field *f, void **out, int *n, char *err, size_t errlen)
 {
-	struct path p = { NULL, key, 0 };
-	struct dec d;
+	struct json_path p = { NULL, key, 0 };
+	struct json_dec d;
 	const cJSON *a;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	*out = NULL;
 	*n = 0;
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0 &&
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0 &&
 	    dec_array(&d, root, &p, "objects", &a) == 0)
 		rc = dec_elems(&d, a, &p, size, f, out, n);
 	cJSON_Delete(root);
@@ -447,9 +335,9 @@ api_json_decode_enrolled(const char *json, size_t len,
 
 /* The optional "token" of root into secret[size] ("" when absent). */
 static int
-dec_secret(struct dec *d, const cJSON *root, char *secret, size_t size)
+dec_secret(struct json_dec *d, const cJSON *root, char *secret, size_t size)
 {
-	static const struct path p = { NULL, "token", 0 };
+	static const struct json_path p = { NULL, "token", 0 };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 
 	if (secret == NULL || size == 0)
@@ -458,7 +346,7 @@ dec_secret(struct dec *d, const cJSON *root, char *secret, size_t size)
 	if (it == NULL || cJSON_IsNull(it))
 		return 0;
 	if (!cJSON_IsString(it))
-		return fail(d, &p, "must be a string or null");
+		return json_dec_fail(d, &p, "must be a string or null");
 	return dec_str(d, it, &p, secret, size, 0);
 }
 
@@ -466,15 +354,15 @@ int
 api_json_decode_token(const char *json, size_t len, struct api_token *out,
     char *secret, size_t secretlen, char *err, size_t errlen)
 {
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	init_fields(out, sizeof(*out), api_token_fields);
 	if (secret != NULL && secretlen > 0)
 		secret[0] = '\0';
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0 &&
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0 &&
 	    dec_fields(&d, root, NULL, out, sizeof(*out),
 	    api_token_fields) == 0)
 		rc = dec_secret(&d, root, secret, secretlen);
@@ -486,15 +374,15 @@ api_json_decode_token(const char *json, size_t len, struct api_token *out,
 int
 api_json_decode_error(const char *json, size_t len, char *msg, size_t msglen)
 {
-	struct dec d;
+	struct json_dec d;
 	const cJSON *it;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, NULL, 0);
+	json_dec_init(&d, NULL, 0);
 	if (msg != NULL && msglen > 0)
 		msg[0] = '\0';
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0) {
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0) {
 		it = cJSON_GetObjectItemCaseSensitive(root, "error");
 		if (cJSON_IsString(it)) {
 			if (msg != NULL && msglen > 0)
@@ -509,14 +397,14 @@ api_json_decode_error(const char *json, size_t len, char *msg, size_t msglen)
 int
 api_json_extract(const char *json, size_t len, const char *key, char **out)
 {
-	struct dec d;
+	struct json_dec d;
 	const cJSON *it;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, NULL, 0);
+	json_dec_init(&d, NULL, 0);
 	*out = NULL;
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0) {
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0) {
 		it = cJSON_GetObjectItemCaseSensitive(root, key);
 		if (it == NULL || cJSON_IsNull(it))
 			rc = 1;
@@ -530,12 +418,12 @@ api_json_extract(const char *json, size_t len, const char *key, char **out)
 char *
 api_json_pretty(const char *json, size_t len)
 {
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	char *s = NULL;
 
-	dec_init(&d, NULL, 0);
-	if (parse(&d, json, len, API_JSON_RESPONSE_MAX, 0, &root) == 0)
+	json_dec_init(&d, NULL, 0);
+	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 0, &root) == 0)
 		s = cJSON_Print(root);
 	cJSON_Delete(root);
 	return s;
@@ -545,73 +433,73 @@ api_json_pretty(const char *json, size_t len)
 
 /* A valid name in the string it (checked to be one) into dst. */
 static int
-dec_name(struct dec *d, const cJSON *it, const struct path *p, char *dst)
+dec_name(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst)
 {
 	if (dec_str(d, it, p, dst, sizeof(api_name), 1) == -1)
 		return -1;
 	if (!api_name_valid(dst))
-		return fail(d, p, "\"%s\" is not a valid name (%s)", dst,
+		return json_dec_fail(d, p, "\"%s\" is not a valid name (%s)", dst,
 		    NAME_RULE);
 	return 0;
 }
 
 /* The optional key of root into dst[size]: absent, null and "" are "". */
 static int
-dec_opt_str(struct dec *d, const cJSON *root, const char *key, char *dst,
+dec_opt_str(struct json_dec *d, const cJSON *root, const char *key, char *dst,
     size_t size, int name)
 {
-	struct path p = { NULL, key, 0 };
+	struct json_path p = { NULL, key, 0 };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
 
 	dst[0] = '\0';
 	if (it == NULL || cJSON_IsNull(it))
 		return 0;
 	if (!cJSON_IsString(it))
-		return fail(d, &p, "must be a string or null");
+		return json_dec_fail(d, &p, "must be a string or null");
 	if (name && it->valuestring[0] != '\0')
 		return dec_name(d, it, &p, dst);
 	/* free text is logged and shown: one line of printable characters */
 	for (const unsigned char *c = (const unsigned char *)it->valuestring; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
-			return fail(d, &p, "must not contain control characters");
+			return json_dec_fail(d, &p, "must not contain control characters");
 	return dec_str(d, it, &p, dst, size, 1);
 }
 
 static int
-dec_role(struct dec *d, const cJSON *root, enum token_role *role)
+dec_role(struct json_dec *d, const cJSON *root, enum token_role *role)
 {
-	static const struct path p = { NULL, "role", 0 };
+	static const struct json_path p = { NULL, "role", 0 };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 
 	if (it == NULL || cJSON_IsNull(it))
-		return fail(d, &p, "missing (\"admin\", \"viewer\" or "
+		return json_dec_fail(d, &p, "missing (\"admin\", \"viewer\" or "
 		    "\"bootstrap\")");
 	if (!cJSON_IsString(it))
-		return fail(d, &p, "must be a string");
+		return json_dec_fail(d, &p, "must be a string");
 	if (api_role_parse(it->valuestring, role) == -1)
-		return fail(d, &p, "\"%.64s\" is not a role", it->valuestring);
+		return json_dec_fail(d, &p, "\"%.64s\" is not a role", it->valuestring);
 	if (*role == ROLE_NODE)
-		return fail(d, &p, "node tokens are only issued at enrolment");
+		return json_dec_fail(d, &p, "node tokens are only issued at enrolment");
 	return 0;
 }
 
 static int
-dec_ttl(struct dec *d, const cJSON *root, enum token_role role, double *ttl)
+dec_ttl(struct json_dec *d, const cJSON *root, enum token_role role, double *ttl)
 {
-	static const struct path p = { NULL, "ttl_seconds", 0 };
+	static const struct json_path p = { NULL, "ttl_seconds", 0 };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 
 	*ttl = NAN;
 	if (it == NULL || cJSON_IsNull(it)) {
 		if (role == ROLE_BOOTSTRAP)
-			return fail(d, &p, "a bootstrap token needs a time to "
+			return json_dec_fail(d, &p, "a bootstrap token needs a time to "
 			    "live");
 		return 0;
 	}
 	if (!cJSON_IsNumber(it) || !(it->valuedouble > 0))
-		return fail(d, &p, "must be a positive number or null");
+		return json_dec_fail(d, &p, "must be a positive number or null");
 	if (it->valuedouble > API_TTL_MAX)
-		return fail(d, &p, "%g is over the limit of %g (100 years)",
+		return json_dec_fail(d, &p, "%g is over the limit of %g (100 years)",
 		    it->valuedouble, API_TTL_MAX);
 	*ttl = it->valuedouble;
 	return 0;
@@ -619,19 +507,19 @@ dec_ttl(struct dec *d, const cJSON *root, enum token_role role, double *ttl)
 
 /* "accept": an optional boolean, for bootstrap tokens only. */
 static int
-dec_accept(struct dec *d, const cJSON *root, enum token_role role, int *accept)
+dec_accept(struct json_dec *d, const cJSON *root, enum token_role role, int *accept)
 {
-	static const struct path p = { NULL, "accept", 0 };
+	static const struct json_path p = { NULL, "accept", 0 };
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 
 	*accept = 0;
 	if (it == NULL || cJSON_IsNull(it))
 		return 0;
 	if (!cJSON_IsBool(it))
-		return fail(d, &p, "must be true, false or null");
+		return json_dec_fail(d, &p, "must be true, false or null");
 	*accept = cJSON_IsTrue(it) ? 1 : 0;
 	if (*accept && role != ROLE_BOOTSTRAP)
-		return fail(d, &p, "only a bootstrap token can be pre-approved");
+		return json_dec_fail(d, &p, "only a bootstrap token can be pre-approved");
 	return 0;
 }
 
@@ -639,14 +527,14 @@ int
 api_json_decode_token_request(const char *json, size_t len,
     struct api_token_request *out, char *err, size_t errlen)
 {
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	memset(out, 0, sizeof(*out));
 	out->ttl_seconds = NAN;
-	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
 	    dec_role(&d, root, &out->role) == 0 &&
 	    dec_ttl(&d, root, out->role, &out->ttl_seconds) == 0 &&
 	    dec_opt_str(&d, root, "cluster", out->cluster,
@@ -665,15 +553,15 @@ api_json_decode_reason(const char *json, size_t len, char *reason,
 {
 	size_t size = reasonlen < API_REASON_MAX + 1 ? reasonlen :
 	    API_REASON_MAX + 1;
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	if (reasonlen == 0)
-		return fail(&d, NULL, "no room for the reason");
+		return json_dec_fail(&d, NULL, "no room for the reason");
 	reason[0] = '\0';
-	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0)
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0)
 		rc = dec_opt_str(&d, root, "reason", reason, size, 0);
 	cJSON_Delete(root);
 	return rc;
@@ -683,20 +571,20 @@ int
 api_json_decode_name(const char *json, size_t len, api_name name, char *err,
     size_t errlen)
 {
-	static const struct path p = { NULL, "name", 0 };
+	static const struct json_path p = { NULL, "name", 0 };
 	const cJSON *it;
-	struct dec d;
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	memset(name, 0, sizeof(api_name));
-	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0) {
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0) {
 		it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 		if (it == NULL || cJSON_IsNull(it))
-			fail(&d, &p, "missing");
+			json_dec_fail(&d, &p, "missing");
 		else if (!cJSON_IsString(it))
-			fail(&d, &p, "must be a string");
+			json_dec_fail(&d, &p, "must be a string");
 		else
 			rc = dec_name(&d, it, &p, name);
 	}
@@ -706,23 +594,23 @@ api_json_decode_name(const char *json, size_t len, api_name name, char *err,
 
 /* Valid, distinct names from the array a into names[max]. */
 static int
-dec_name_elems(struct dec *d, const cJSON *a, const struct path *p,
+dec_name_elems(struct json_dec *d, const cJSON *a, const struct json_path *p,
     api_name *names, int max, int *n)
 {
-	struct path ep = { p, NULL, 0 };
+	struct json_path ep = { p, NULL, 0 };
 	const cJSON *e;
 	int i;
 
 	if (cJSON_GetArraySize(a) > max)
-		return fail(d, p, "more than %d names", max);
+		return json_dec_fail(d, p, "more than %d names", max);
 	cJSON_ArrayForEach(e, a) {
 		if (!cJSON_IsString(e))
-			return fail(d, &ep, "must be a string");
+			return json_dec_fail(d, &ep, "must be a string");
 		if (dec_name(d, e, &ep, names[ep.idx]) == -1)
 			return -1;
 		for (i = 0; i < ep.idx; i++)
 			if (strcmp(names[i], names[ep.idx]) == 0)
-				return fail(d, &ep, "\"%s\" is listed twice",
+				return json_dec_fail(d, &ep, "\"%s\" is listed twice",
 				    names[i]);
 		ep.idx++;
 	}
@@ -734,19 +622,19 @@ int
 api_json_decode_serials(const char *json, size_t len, api_name *serials, int max,
     int *n, char *err, size_t errlen)
 {
-	struct path p = { NULL, "serials", 0 };
-	struct dec d;
+	struct json_path p = { NULL, "serials", 0 };
+	struct json_dec d;
 	const cJSON *a;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	*n = 0;
-	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
 	    dec_array(&d, root, &p, "serial numbers", &a) == 0)
 		rc = dec_name_elems(&d, a, &p, serials, max < 0 ? 0 : max, n);
 	if (rc == 0 && *n == 0)
-		rc = fail(&d, &p, "must list at least one serial number");
+		rc = json_dec_fail(&d, &p, "must list at least one serial number");
 	cJSON_Delete(root);
 	return rc;
 }
@@ -755,15 +643,15 @@ int
 api_json_decode_names(const char *json, size_t len, api_name *names, int max,
     int *n, char *err, size_t errlen)
 {
-	struct path p = { NULL, "nodes", 0 };
-	struct dec d;
+	struct json_path p = { NULL, "nodes", 0 };
+	struct json_dec d;
 	const cJSON *a;
 	cJSON *root;
 	int rc = -1;
 
-	dec_init(&d, err, errlen);
+	json_dec_init(&d, err, errlen);
 	*n = 0;
-	if (parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
 	    dec_array(&d, root, &p, "names", &a) == 0)
 		rc = dec_name_elems(&d, a, &p, names, max < 0 ? 0 : max, n);
 	cJSON_Delete(root);

@@ -18,84 +18,30 @@
 #include "report_fields.h"
 #include "report_json.h"
 #include "json_arena.h"
+#include "json_dec.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Where a value sits, as a chain of stack frames up to the top-level key:
- * formatted ("thunderbolt.ports[2].speed_gbps") only when there is an error.
- */
-struct path {
-	const struct path *up;	/* NULL: a top-level key */
-	const char *key;	/* NULL: an array element */
-	int idx;
-};
-
-struct dec {
-	char *err;
-	size_t errlen;
-};
-
-static size_t
-path_fmt(const struct path *p, char *buf, size_t size)
-{
-	size_t n;
-	int w;
-
-	if (p == NULL)
-		return 0;
-	n = path_fmt(p->up, buf, size);
-	if (n >= size)
-		return n;
-	if (p->key != NULL)
-		w = snprintf(buf + n, size - n, "%s%s", n > 0 ? "." : "", p->key);
-	else
-		w = snprintf(buf + n, size - n, "[%d]", p->idx);
-	return w < 0 ? n : n + (size_t)w;
-}
-
-/* Writes "path: message" (or the message alone for p NULL); returns -1. */
-static int __attribute__((format(printf, 3, 4)))
-fail(struct dec *d, const struct path *p, const char *fmt, ...)
-{
-	char where[256];
-	va_list ap;
-	int n;
-
-	where[0] = '\0';
-	path_fmt(p, where, sizeof(where));
-	if (d->err == NULL || d->errlen == 0)
-		return -1;
-	n = snprintf(d->err, d->errlen, "%s%s", where, where[0] ? ": " : "");
-	if (n >= 0 && (size_t)n < d->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* Copies a non-empty JSON string that fits into dst[size]. */
 static int
-dec_str(struct dec *d, const cJSON *it, const struct path *p, void *dst,
+dec_str(struct json_dec *d, const cJSON *it, const struct json_path *p, void *dst,
     size_t size)
 {
 	size_t len;
 
 	if (!cJSON_IsString(it) || it->valuestring == NULL)
-		return fail(d, p, "must be a string");
+		return json_dec_fail(d, p, "must be a string");
 	len = strnlen(it->valuestring, size);
 	if (len == 0)
-		return fail(d, p, "empty string (an unknown value is null)");
+		return json_dec_fail(d, p, "empty string (an unknown value is null)");
 	if (len == size)
-		return fail(d, p, "longer than %zu bytes", size - 1);
+		return json_dec_fail(d, p, "longer than %zu bytes", size - 1);
 	memcpy(dst, it->valuestring, len + 1);
 	return 0;
 }
@@ -112,44 +58,44 @@ fmt_count(char *buf, size_t size, double v)
 
 /* A byte count: an integer in 0..REPORT_BYTES_MAX. */
 static int
-dec_i64(struct dec *d, const cJSON *it, const struct path *p, int64_t *dst)
+dec_i64(struct json_dec *d, const cJSON *it, const struct json_path *p, int64_t *dst)
 {
 	char buf[32];
 	double v;
 
 	if (!cJSON_IsNumber(it))
-		return fail(d, p, "must be a number or null");
+		return json_dec_fail(d, p, "must be a number or null");
 	v = it->valuedouble;
 	if (!(v >= 0 && v <= (double)REPORT_BYTES_MAX)) {
 		fmt_count(buf, sizeof(buf), v);
-		return fail(d, p, "%s is out of range 0..%" PRId64, buf,
+		return json_dec_fail(d, p, "%s is out of range 0..%" PRId64, buf,
 		    REPORT_BYTES_MAX);
 	}
 	if (v != floor(v)) {
 		fmt_count(buf, sizeof(buf), v);
-		return fail(d, p, "%s is not an integer", buf);
+		return json_dec_fail(d, p, "%s is not an integer", buf);
 	}
 	*dst = (int64_t)v;
 	return 0;
 }
 
 static int
-dec_double(struct dec *d, const cJSON *it, const struct path *p,
+dec_double(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const struct field *f, double *dst)
 {
 	double v;
 
 	if (!cJSON_IsNumber(it))
-		return fail(d, p, "must be a number or null");
+		return json_dec_fail(d, p, "must be a number or null");
 	v = it->valuedouble;
 	if (!(v >= f->lo && v <= f->hi))
-		return fail(d, p, "%g is out of range %g..%g", v, f->lo, f->hi);
+		return json_dec_fail(d, p, "%g is out of range %g..%g", v, f->lo, f->hi);
 	*dst = v;
 	return 0;
 }
 
 static int
-dec_enum(struct dec *d, const cJSON *it, const struct path *p,
+dec_enum(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const struct field *f, char *dst)
 {
 	char list[128];
@@ -157,7 +103,7 @@ dec_enum(struct dec *d, const cJSON *it, const struct path *p,
 	int v;
 
 	if (!cJSON_IsString(it))
-		return fail(d, p, "must be a string or null");
+		return json_dec_fail(d, p, "must be a string or null");
 	for (i = 0; i < f->size; i++) {
 		if (strcmp(it->valuestring, f->names[i]) == 0) {
 			v = (int)i;
@@ -169,12 +115,12 @@ dec_enum(struct dec *d, const cJSON *it, const struct path *p,
 	for (i = 0; i < f->size && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s\"%s\"",
 		    i > 0 ? ", " : "", f->names[i]);
-	return fail(d, p, "\"%.64s\" is not one of %s", it->valuestring, list);
+	return json_dec_fail(d, p, "\"%.64s\" is not one of %s", it->valuestring, list);
 }
 
 /* Decodes a present, non-null value of field f into base. */
 static int
-dec_field(struct dec *d, const cJSON *it, const struct path *p,
+dec_field(struct json_dec *d, const cJSON *it, const struct json_path *p,
     char *base, const struct field *f)
 {
 	char *dst = base + f->off;
@@ -182,7 +128,7 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p,
 	switch (f->kind) {
 	case K_STR:
 		if (!cJSON_IsString(it))
-			return fail(d, p, "must be a string or null");
+			return json_dec_fail(d, p, "must be a string or null");
 		return dec_str(d, it, p, dst, f->size);
 	case K_I64:
 		return dec_i64(d, it, p, (int64_t *)(void *)dst);
@@ -190,13 +136,13 @@ dec_field(struct dec *d, const cJSON *it, const struct path *p,
 		return dec_double(d, it, p, f, (double *)(void *)dst);
 	case K_TRI:
 		if (!cJSON_IsBool(it))
-			return fail(d, p, "must be true, false or null");
+			return json_dec_fail(d, p, "must be true, false or null");
 		*(enum tri *)(void *)dst = cJSON_IsTrue(it) ? TRI_TRUE : TRI_FALSE;
 		return 0;
 	case K_ENUM:
 		return dec_enum(d, it, p, f, dst);
 	}
-	return fail(d, p, "internal error: unknown field kind");
+	return json_dec_fail(d, p, "internal error: unknown field kind");
 }
 
 #define KEYS_MAX 16	/* keys looked up in one object, at most */
@@ -262,14 +208,14 @@ index_members(const cJSON *obj, const struct field *f, const char *const *extra,
  * an absent or null value leaves the field as it was (null).
  */
 static int
-dec_fields(struct dec *d, const struct members *m, const struct path *up,
+dec_fields(struct json_dec *d, const struct members *m, const struct json_path *up,
     void *base, const struct field *f)
 {
 	const cJSON *it;
 	int i;
 
 	for (i = 0; f[i].key != NULL && i < KEYS_MAX; i++) {
-		struct path p = { up, f[i].key, 0 };
+		struct json_path p = { up, f[i].key, 0 };
 
 		it = m->v[i];
 		if (it == NULL || cJSON_IsNull(it))
@@ -282,7 +228,7 @@ dec_fields(struct dec *d, const struct members *m, const struct path *up,
 
 /* The table's fields of obj (an object). */
 static int
-dec_table(struct dec *d, const cJSON *obj, const struct path *up, void *base,
+dec_table(struct json_dec *d, const cJSON *obj, const struct json_path *up, void *base,
     const struct field *f)
 {
 	struct members m;
@@ -296,24 +242,24 @@ dec_table(struct dec *d, const cJSON *obj, const struct path *up, void *base,
  * object, or NULL when it is absent or null.
  */
 static int
-dec_object(struct dec *d, const cJSON *it, const struct path *p,
+dec_object(struct json_dec *d, const cJSON *it, const struct json_path *p,
     const cJSON **obj)
 {
 	*obj = NULL;
 	if (it == NULL || cJSON_IsNull(it))
 		return 0;
 	if (!cJSON_IsObject(it))
-		return fail(d, p, "must be an object or null");
+		return json_dec_fail(d, p, "must be an object or null");
 	*obj = it;
 	return 0;
 }
 
 /* A top-level object of scalars, the value it of key. */
 static int
-dec_section(struct dec *d, const cJSON *it, const char *key, void *base,
+dec_section(struct json_dec *d, const cJSON *it, const char *key, void *base,
     const struct field *f)
 {
-	struct path p = { NULL, key, 0 };
+	struct json_path p = { NULL, key, 0 };
 	const cJSON *o;
 
 	if (dec_object(d, it, &p, &o) == -1)
@@ -322,7 +268,7 @@ dec_section(struct dec *d, const cJSON *it, const char *key, void *base,
 }
 
 /* Decodes one array element into dst[size]. */
-typedef int (*dec_elem_fn)(struct dec *, const cJSON *, const struct path *,
+typedef int (*dec_elem_fn)(struct json_dec *, const cJSON *, const struct json_path *,
     void *dst, size_t size);
 
 /*
@@ -331,19 +277,19 @@ typedef int (*dec_elem_fn)(struct dec *, const cJSON *, const struct path *,
  * leaves *count alone.
  */
 static int
-dec_array(struct dec *d, const cJSON *a, const struct path *up,
+dec_array(struct json_dec *d, const cJSON *a, const struct json_path *up,
     const char *key, void *base, size_t stride, int max, int *count,
     dec_elem_fn fn)
 {
 	const cJSON *e;
-	struct path p = { up, key, 0 }, ep = { &p, NULL, 0 };
+	struct json_path p = { up, key, 0 }, ep = { &p, NULL, 0 };
 
 	if (a == NULL || cJSON_IsNull(a))
 		return 0;
 	if (!cJSON_IsArray(a))
-		return fail(d, &p, "must be an array or null");
+		return json_dec_fail(d, &p, "must be an array or null");
 	if (cJSON_GetArraySize(a) > max)
-		return fail(d, &p, "more than %d entries", max);
+		return json_dec_fail(d, &p, "more than %d entries", max);
 	cJSON_ArrayForEach(e, a) {
 		if (fn(d, e, &ep, (char *)base + (size_t)ep.idx * stride,
 		    stride) == -1)
@@ -355,7 +301,7 @@ dec_array(struct dec *d, const cJSON *a, const struct path *up,
 }
 
 static int
-dec_ipv4_elem(struct dec *d, const cJSON *e, const struct path *p, void *dst,
+dec_ipv4_elem(struct json_dec *d, const cJSON *e, const struct json_path *p, void *dst,
     size_t size)
 {
 	struct in_addr a;
@@ -363,25 +309,25 @@ dec_ipv4_elem(struct dec *d, const cJSON *e, const struct path *p, void *dst,
 	if (dec_str(d, e, p, dst, size) == -1)
 		return -1;
 	if (inet_pton(AF_INET, dst, &a) != 1)
-		return fail(d, p, "\"%s\" is not a dotted-quad IPv4 address",
+		return json_dec_fail(d, p, "\"%s\" is not a dotted-quad IPv4 address",
 		    (char *)dst);
 	return 0;
 }
 
 static int
-dec_port_elem(struct dec *d, const cJSON *e, const struct path *p, void *dst,
+dec_port_elem(struct json_dec *d, const cJSON *e, const struct json_path *p, void *dst,
     size_t size)
 {
 	static const char *const extra[] = { "ipv4", "peer", NULL };
 	struct report_port *port = dst;
-	struct path pp = { p, "peer", 0 };
+	struct json_path pp = { p, "peer", 0 };
 	const cJSON *peer;
 	struct members m;
 	int nf;
 
 	(void)size;
 	if (!cJSON_IsObject(e))
-		return fail(d, p, "must be an object");
+		return json_dec_fail(d, p, "must be an object");
 	report_port_init(port);
 	nf = index_members(e, report_fields_port, extra, &m);
 	if (dec_fields(d, &m, p, port, report_fields_port) == -1 ||
@@ -396,33 +342,33 @@ dec_port_elem(struct dec *d, const cJSON *e, const struct path *p, void *dst,
 }
 
 static int
-dec_device_elem(struct dec *d, const cJSON *e, const struct path *p,
+dec_device_elem(struct json_dec *d, const cJSON *e, const struct json_path *p,
     void *dst, size_t size)
 {
 	(void)size;
 	if (!cJSON_IsObject(e))
-		return fail(d, p, "must be an object");
+		return json_dec_fail(d, p, "must be an object");
 	report_rdma_device_init(dst);
 	return dec_table(d, e, p, dst, report_fields_device);
 }
 
 static int
-dec_error_elem(struct dec *d, const cJSON *e, const struct path *p,
+dec_error_elem(struct json_dec *d, const cJSON *e, const struct json_path *p,
     void *dst, size_t size)
 {
 	(void)size;
 	if (!cJSON_IsObject(e))
-		return fail(d, p, "must be an object");
+		return json_dec_fail(d, p, "must be an object");
 	return dec_table(d, e, p, dst, report_fields_error);
 }
 
 /* it: the value of "thunderbolt" (NULL: absent). */
 static int
-dec_thunderbolt(struct dec *d, const cJSON *it, struct report_thunderbolt *t)
+dec_thunderbolt(struct json_dec *d, const cJSON *it, struct report_thunderbolt *t)
 {
 	static const char *const keys[] = { "ports", "bridge", NULL };
 	static const char *const extra[] = { "members", NULL };
-	struct path p = { NULL, "thunderbolt", 0 }, bp = { &p, "bridge", 0 };
+	struct json_path p = { NULL, "thunderbolt", 0 }, bp = { &p, "bridge", 0 };
 	struct report_bridge *b = &t->bridge;
 	const cJSON *o, *bo;
 	struct members m, bm;
@@ -444,10 +390,10 @@ dec_thunderbolt(struct dec *d, const cJSON *it, struct report_thunderbolt *t)
 
 /* it: the value of "rdma" (NULL: absent). */
 static int
-dec_rdma(struct dec *d, const cJSON *it, struct report_rdma *r)
+dec_rdma(struct json_dec *d, const cJSON *it, struct report_rdma *r)
 {
 	static const char *const extra[] = { "devices", NULL };
-	struct path p = { NULL, "rdma", 0 };
+	struct json_path p = { NULL, "rdma", 0 };
 	const cJSON *o;
 	struct members m;
 	int nf;
@@ -470,23 +416,23 @@ _Static_assert(NELEM(root_keys) == R_ERRORS + 2, "root_keys follows the enum");
 
 /* schema and collected_at (the first of report_fields_top) must be there. */
 static int
-dec_required(struct dec *d, const struct members *m, int nf)
+dec_required(struct json_dec *d, const struct members *m, int nf)
 {
-	static const struct path schema = { NULL, "schema", 0 };
-	static const struct path at = { NULL, "collected_at", 0 };
+	static const struct json_path schema = { NULL, "schema", 0 };
+	static const struct json_path at = { NULL, "collected_at", 0 };
 	const cJSON *it = m->v[nf + R_SCHEMA];
 
 	if (it == NULL)
-		return fail(d, &schema, "missing");
+		return json_dec_fail(d, &schema, "missing");
 	if (!cJSON_IsString(it) || strcmp(it->valuestring, REPORT_SCHEMA) != 0)
-		return fail(d, &schema, "expected \"%s\"", REPORT_SCHEMA);
+		return json_dec_fail(d, &schema, "expected \"%s\"", REPORT_SCHEMA);
 	if (m->v[0] == NULL)
-		return fail(d, &at, "missing");
+		return json_dec_fail(d, &at, "missing");
 	return 0;
 }
 
 static int
-dec_report(struct dec *d, const cJSON *root, struct report *r)
+dec_report(struct json_dec *d, const cJSON *root, struct report *r)
 {
 	struct members m;
 	const cJSON *const *x;
@@ -507,55 +453,18 @@ dec_report(struct dec *d, const cJSON *root, struct report *r)
 	    &r->n_errors, dec_error_elem);
 }
 
-/* True when [p, end) holds only JSON whitespace up to its end or a NUL. */
-static int
-only_space(const char *p, const char *end)
-{
-	for (; p < end && *p != '\0'; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			return 0;
-	return 1;
-}
-
-/*
- * Parses json[len] (no NUL needed).  *root gets the tree, for the caller to
- * delete whatever this returns; it is an object when this returns 0.
- */
-static int
-parse(struct dec *d, const char *json, size_t len, cJSON **root)
-{
-	const char *end = NULL;
-
-	*root = NULL;
-	if (json == NULL || len == 0)
-		return fail(d, NULL, "empty input");
-	if (len > REPORT_JSON_MAX)
-		return fail(d, NULL, "input of %zu bytes is over the limit of %zu",
-		    len, REPORT_JSON_MAX);
-	if ((*root = cJSON_ParseWithLengthOpts(json, len, &end, 0)) == NULL)
-		return fail(d, NULL, "invalid JSON near byte %td of %zu",
-		    end != NULL ? end - json : (ptrdiff_t)0, len);
-	if (!only_space(end, json + len))
-		return fail(d, NULL, "unexpected data after the JSON value "
-		    "at byte %td", end - json);
-	if (!cJSON_IsObject(*root))
-		return fail(d, NULL, "the top level must be a JSON object");
-	return 0;
-}
-
 int
 report_decode(const char *json, size_t len, struct report *out, char *err,
     size_t errlen)
 {
-	struct dec d = { err, errlen };
+	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
-	if (err != NULL && errlen > 0)
-		err[0] = '\0';
+	json_dec_init(&d, err, errlen);
 	report_init(out);
 	json_arena_begin();
-	if (parse(&d, json, len, &root) == 0)
+	if (json_dec_parse(&d, json, len, REPORT_JSON_MAX, 1, &root) == 0)
 		rc = dec_report(&d, root, out);
 	if (!json_arena_holds_all())
 		cJSON_Delete(root);
