@@ -17,11 +17,9 @@
 #include "api.h"
 #include "api_json.h"
 #include "api_json_fields.h"
+#include "json_enc.h"
 
 #include <cjson/cJSON.h>
-#include <inttypes.h>
-#include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,93 +134,6 @@ const struct api_field api_enrolled_fields[] = {
 	F_END,
 };
 
-/*
- * Formats finite v into buf (at least 32 bytes) as JSON: the shortest of
- * %.15g..%.17g that strtod() reads back to v, with a '.' whatever the locale.
- */
-static void
-fmt_double(char *buf, size_t size, double v)
-{
-	const char *dp = localeconv()->decimal_point;
-	char *s;
-	int prec;
-
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (dp[0] != '.' && dp[0] != '\0' && (s = strchr(buf, dp[0])) != NULL)
-		*s = '.';
-}
-
-/*
- * Attaches item to parent under key, which must outlive the tree (it is not
- * copied), or appends it when key is NULL.  Takes ownership of item.
- * Returns -1 when item is NULL (out of memory) or cannot be attached.
- */
-static int
-attach(cJSON *parent, const char *key, cJSON *item)
-{
-	cJSON_bool ok;
-
-	if (item == NULL)
-		return -1;
-	if (key == NULL)
-		ok = cJSON_AddItemToArray(parent, item);
-	else
-		ok = cJSON_AddItemToObjectCS(parent, key, item);
-	if (!ok) {
-		cJSON_Delete(item);
-		return -1;
-	}
-	return 0;
-}
-
-/* The string in buf[size] (s may be NULL); "" is null. */
-static cJSON *
-make_str(const char *s, size_t size)
-{
-	char *tmp;
-	cJSON *it;
-
-	if (s == NULL || size == 0 || s[0] == '\0')
-		return cJSON_CreateNull();
-	if (memchr(s, '\0', size) != NULL)
-		return cJSON_CreateString(s);
-	/* Not terminated: encode what the buffer holds, never past it. */
-	if ((tmp = malloc(size + 1)) == NULL)
-		return NULL;
-	memcpy(tmp, s, size);
-	tmp[size] = '\0';
-	it = cJSON_CreateString(tmp);
-	free(tmp);
-	return it;
-}
-
-static cJSON *
-make_i64(int64_t v)
-{
-	char buf[32];
-
-	if (v == REPORT_NULL_I64)
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return cJSON_CreateRaw(buf);
-}
-
-/* NAN and the infinities, which JSON cannot hold, are null. */
-static cJSON *
-make_double(double v)
-{
-	char buf[32];
-
-	if (!isfinite(v))
-		return cJSON_CreateNull();
-	fmt_double(buf, sizeof(buf), v);
-	return cJSON_CreateRaw(buf);
-}
-
 static cJSON *
 make_enum(const struct api_enum *en, int v)
 {
@@ -237,7 +148,7 @@ make_names(const struct api_names *l)
 	cJSON *a = cJSON_CreateArray();
 
 	for (int i = 0; a != NULL && i < l->n && i < API_ALLOW_MAX; i++)
-		if (attach(a, NULL, make_str(l->v[i], sizeof(l->v[i]))) != 0) {
+		if (json_enc_attach(a, NULL, json_enc_str(l->v[i], sizeof(l->v[i]))) != 0) {
 			cJSON_Delete(a);
 			return NULL;
 		}
@@ -252,13 +163,13 @@ make_field(const char *base, const struct api_field *f)
 
 	switch (f->kind) {
 	case AK_STR:
-		return make_str(p, f->size);
+		return json_enc_str(p, f->size);
 	case AK_I64:
-		return make_i64(*(const int64_t *)(const void *)p);
+		return json_enc_i64(*(const int64_t *)(const void *)p);
 	case AK_DBL:
-		return make_double(*(const double *)(const void *)p);
+		return json_enc_double(*(const double *)(const void *)p);
 	case AK_INT:
-		return make_i64(*(const int *)(const void *)p);
+		return json_enc_i64(*(const int *)(const void *)p);
 	case AK_BOOL:
 		return cJSON_CreateBool(*(const int *)(const void *)p != 0);
 	case AK_ENUM:
@@ -280,7 +191,7 @@ make_object(const void *base, const struct api_field *f)
 	if (o == NULL)
 		return NULL;
 	for (; f->key != NULL; f++)
-		rc |= attach(o, f->key, make_field(base, f));
+		rc |= json_enc_attach(o, f->key, make_field(base, f));
 	if (rc != 0) {
 		cJSON_Delete(o);
 		return NULL;
@@ -312,9 +223,9 @@ make_list(const char *key, const void *base, size_t stride, int n,
 		cJSON_Delete(a);
 		return NULL;
 	}
-	rc = attach(root, key, a);
+	rc = json_enc_attach(root, key, a);
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = attach(a, NULL, make_object((const char *)base +
+		rc = json_enc_attach(a, NULL, make_object((const char *)base +
 		    (size_t)i * stride, f));
 	return print(root, rc == 0);
 }
@@ -323,7 +234,7 @@ make_list(const char *key, const void *base, size_t stride, int n,
 static cJSON *
 make_cstr(const char *s)
 {
-	return make_str(s, s != NULL ? strlen(s) + 1 : 0);
+	return json_enc_str(s, s != NULL ? strlen(s) + 1 : 0);
 }
 
 /* {key: s}; s may be NULL. */
@@ -334,7 +245,7 @@ make_single(const char *key, const char *s)
 
 	if (root == NULL)
 		return NULL;
-	return print(root, attach(root, key, make_cstr(s)) == 0);
+	return print(root, json_enc_attach(root, key, make_cstr(s)) == 0);
 }
 
 char *
@@ -344,7 +255,7 @@ api_json_error(const char *msg)
 
 	if (root == NULL)
 		return NULL;
-	return print(root, attach(root, "error",
+	return print(root, json_enc_attach(root, "error",
 	    cJSON_CreateString(msg != NULL ? msg : "")) == 0);
 }
 
@@ -356,7 +267,7 @@ api_json_node(const struct api_node *n, const char *report_json)
 	int rc = 0;
 
 	if (root != NULL && report_json != NULL && report_json[0] != '\0')
-		rc = attach(root, "report", cJSON_CreateRaw(report_json));
+		rc = json_enc_attach(root, "report", cJSON_CreateRaw(report_json));
 	return print(root, rc == 0);
 }
 
@@ -379,7 +290,7 @@ api_json_token(const struct api_token *t, const char *secret)
 	int rc = 0;
 
 	if (root != NULL && secret != NULL && secret[0] != '\0')
-		rc = attach(root, "token", cJSON_CreateString(secret));
+		rc = json_enc_attach(root, "token", cJSON_CreateString(secret));
 	return print(root, rc == 0);
 }
 
@@ -397,13 +308,13 @@ api_json_token_request(const struct api_token_request *req)
 
 	if (root == NULL)
 		return NULL;
-	rc = attach(root, "role", make_enum(&role_enum, (int)req->role));
-	rc |= attach(root, "ttl_seconds", make_double(req->ttl_seconds));
-	rc |= attach(root, "cluster", make_str(req->cluster,
+	rc = json_enc_attach(root, "role", make_enum(&role_enum, (int)req->role));
+	rc |= json_enc_attach(root, "ttl_seconds", json_enc_double(req->ttl_seconds));
+	rc |= json_enc_attach(root, "cluster", json_enc_str(req->cluster,
 	    sizeof(req->cluster)));
-	rc |= attach(root, "label", make_str(req->label, sizeof(req->label)));
+	rc |= json_enc_attach(root, "label", json_enc_str(req->label, sizeof(req->label)));
 	if (req->accept)
-		rc |= attach(root, "accept", cJSON_CreateBool(1));
+		rc |= json_enc_attach(root, "accept", cJSON_CreateBool(1));
 	return print(root, rc == 0);
 }
 
@@ -448,9 +359,9 @@ api_json_names(const char *const *names, int n)
 		cJSON_Delete(a);
 		return NULL;
 	}
-	rc = attach(root, "nodes", a);
+	rc = json_enc_attach(root, "nodes", a);
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = attach(a, NULL, make_cstr(names[i]));
+		rc = json_enc_attach(a, NULL, make_cstr(names[i]));
 	return print(root, rc == 0);
 }
 
@@ -464,9 +375,9 @@ api_json_serials(const char *const *serials, int n)
 		cJSON_Delete(a);
 		return NULL;
 	}
-	rc = attach(root, "serials", a);
+	rc = json_enc_attach(root, "serials", a);
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = attach(a, NULL, make_cstr(serials[i]));
+		rc = json_enc_attach(a, NULL, make_cstr(serials[i]));
 	return print(root, rc == 0);
 }
 
@@ -478,7 +389,7 @@ api_json_health(const char *version)
 
 	if (root == NULL)
 		return NULL;
-	rc = attach(root, "status", cJSON_CreateStringReference("ok"));
-	rc |= attach(root, "version", make_cstr(version));
+	rc = json_enc_attach(root, "status", cJSON_CreateStringReference("ok"));
+	rc |= json_enc_attach(root, "version", make_cstr(version));
 	return print(root, rc == 0);
 }

@@ -52,10 +52,4 @@ extern const struct field report_fields_power[];
 extern const struct field report_fields_thermal[];
 extern const struct field report_fields_error[];
 
-/*
- * Formats finite v into buf (at least 32 bytes) as JSON: the shortest of
- * %.15g..%.17g that strtod() reads back to v, with a '.' whatever the locale.
- */
-void report_fmt_double(char *buf, size_t size, double v);
-
 #endif

@@ -18,11 +18,9 @@
 #include "report.h"
 #include "report_fields.h"
 #include "report_json.h"
+#include "json_enc.h"
 
 #include <cjson/cJSON.h>
-#include <inttypes.h>
-#include <locale.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,92 +137,7 @@ const struct field report_fields_error[] = {
 	F_END,
 };
 
-void
-report_fmt_double(char *buf, size_t size, double v)
-{
-	const char *dp = localeconv()->decimal_point;
-	char *s;
-	int prec;
-
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, size, "%.17g", v);
-	if (dp[0] != '.' && dp[0] != '\0' && (s = strchr(buf, dp[0])) != NULL)
-		*s = '.';
-}
-
 /* ---- encoding ---- */
-
-/*
- * Attaches item to parent under key, which must be a string that outlives
- * the tree (it is not copied), or appends it when key is NULL.  Takes
- * ownership of item.  Returns -1 when item is NULL (out of memory) or cannot
- * be attached.
- */
-static int
-attach(cJSON *parent, const char *key, cJSON *item)
-{
-	cJSON_bool ok;
-
-	if (item == NULL)
-		return -1;
-	if (key == NULL)
-		ok = cJSON_AddItemToArray(parent, item);
-	else
-		ok = cJSON_AddItemToObjectCS(parent, key, item);
-	if (!ok) {
-		cJSON_Delete(item);
-		return -1;
-	}
-	return 0;
-}
-
-/* The string in buf[size] (size <= REPORT_STR_MAX + 1); "" is null. */
-static cJSON *
-make_str(const void *buf, size_t size)
-{
-	char tmp[REPORT_STR_MAX + 1];
-	const char *s = buf;
-	size_t len;
-
-	if (s[0] == '\0')
-		return cJSON_CreateNull();
-	if (memchr(s, '\0', size) == NULL) {
-		/* Not terminated: encode what the buffer holds, never past it. */
-		len = size <= sizeof(tmp) ? size - 1 : sizeof(tmp) - 1;
-		memcpy(tmp, s, len);
-		tmp[len] = '\0';
-		s = tmp;
-	}
-	return cJSON_CreateString(s);
-}
-
-static cJSON *
-make_i64(int64_t v)
-{
-	char buf[32];
-
-	if (v == REPORT_NULL_I64)
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return cJSON_CreateRaw(buf);
-}
-
-/* NAN and the infinities, which JSON cannot hold, are null. */
-static cJSON *
-make_double(double v)
-{
-	char buf[32];
-
-	if (!isfinite(v))
-		return cJSON_CreateNull();
-	report_fmt_double(buf, sizeof(buf), v);
-	return cJSON_CreateRaw(buf);
-}
 
 static cJSON *
 make_field(const char *base, const struct field *f)
@@ -234,11 +147,11 @@ make_field(const char *base, const struct field *f)
 
 	switch (f->kind) {
 	case K_STR:
-		return make_str(p, f->size);
+		return json_enc_str(p, f->size);
 	case K_I64:
-		return make_i64(*(const int64_t *)(const void *)p);
+		return json_enc_i64(*(const int64_t *)(const void *)p);
 	case K_DBL:
-		return make_double(*(const double *)(const void *)p);
+		return json_enc_double(*(const double *)(const void *)p);
 	case K_TRI:
 		v = *(const enum tri *)(const void *)p;
 		if (v == TRI_TRUE || v == TRI_FALSE)
@@ -260,7 +173,7 @@ enc_fields(cJSON *obj, const void *base, const struct field *f)
 	int rc = 0;
 
 	for (; f != NULL && f->key != NULL; f++)
-		rc |= attach(obj, f->key, make_field(base, f));
+		rc |= json_enc_attach(obj, f->key, make_field(base, f));
 	return rc;
 }
 
@@ -274,7 +187,7 @@ enc_object(cJSON *parent, const char *key, const void *base,
 {
 	cJSON *o = cJSON_CreateObject();
 
-	if (attach(parent, key, o) == -1)
+	if (json_enc_attach(parent, key, o) == -1)
 		return -1;
 	if (obj != NULL)
 		*obj = o;
@@ -296,8 +209,8 @@ enc_array(cJSON *parent, const char *key, const void *base, size_t stride,
 	int i, rc = 0;
 
 	if (n < 0)
-		return attach(parent, key, cJSON_CreateNull());
-	if (attach(parent, key, a = cJSON_CreateArray()) == -1)
+		return json_enc_attach(parent, key, cJSON_CreateNull());
+	if (json_enc_attach(parent, key, a = cJSON_CreateArray()) == -1)
 		return -1;
 	if (n > max)
 		n = max;
@@ -309,7 +222,7 @@ enc_array(cJSON *parent, const char *key, const void *base, size_t stride,
 static int
 enc_str(cJSON *a, const void *elem, size_t size)
 {
-	return attach(a, NULL, make_str(elem, size));
+	return json_enc_attach(a, NULL, json_enc_str(elem, size));
 }
 
 static int
@@ -325,7 +238,7 @@ enc_port(cJSON *a, const void *elem, size_t size)
 	rc = enc_array(o, "ipv4", ARRAY(p->ipv4), p->n_ipv4, enc_str);
 	if (p->has_peer)
 		return rc | enc_object(o, "peer", &p->peer, report_fields_peer, NULL);
-	return rc | attach(o, "peer", cJSON_CreateNull());
+	return rc | json_enc_attach(o, "peer", cJSON_CreateNull());
 }
 
 static int
@@ -385,7 +298,7 @@ report_encode(const struct report *r, int pretty)
 
 	if ((root = cJSON_CreateObject()) == NULL)
 		return NULL;
-	rc = attach(root, "schema", cJSON_CreateStringReference(REPORT_SCHEMA));
+	rc = json_enc_attach(root, "schema", cJSON_CreateStringReference(REPORT_SCHEMA));
 	rc |= enc_fields(root, r, report_fields_top);
 	rc |= enc_object(root, "node", &r->node, report_fields_node, NULL);
 	rc |= enc_thunderbolt(root, &r->thunderbolt);

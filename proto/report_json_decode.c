@@ -19,6 +19,7 @@
 #include "report_json.h"
 #include "json_arena.h"
 #include "json_dec.h"
+#include "json_enc.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -53,7 +54,7 @@ fmt_count(char *buf, size_t size, double v)
 	if (v == floor(v) && fabs(v) < 1e18)
 		snprintf(buf, size, "%.0f", v);
 	else
-		report_fmt_double(buf, size, v);
+		json_fmt_double(buf, size, v);
 }
 
 /* A byte count: an integer in 0..REPORT_BYTES_MAX. */
