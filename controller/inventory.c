@@ -143,9 +143,15 @@ inv_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	/* it holds token hashes: create it 0600 (SQLite gives its -wal and -shm
-	 * the database file's mode) */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/*
+	 * It holds token hashes: create it 0600 (SQLite gives its -wal and -shm
+	 * the database file's mode).  Only when it does not exist yet: closing
+	 * a descriptor of a file this process has open in SQLite (the
+	 * checkpointer's connection opens after the writer's) would drop every
+	 * POSIX lock the process holds on it, and another process's sqlite3
+	 * would then take the WAL for abandoned and delete it.
+	 */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd != -1)
 		close(fd);
 	rc = sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
