@@ -234,6 +234,8 @@ enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
 	ctrl_event(c, rq->now, rq->actor, e->key.name, e->known ? "re-enrolled" : "enrolled",
 	    e->reason);
+	if (!e->known && e->cluster[0] != '\0')   /* a known node's cannot change here */
+		ctrl_event(c, rq->now, rq->actor, e->key.name, "joined cluster", e->cluster);
 	return 0;
 }
 

@@ -186,6 +186,32 @@ api_clusters_create(struct api_req *rq, struct api_resp *rs)
 		api_body(rs, 201, api_json_cluster(&cl));
 }
 
+/*
+ * Put node into the cluster rq->param, with an event that says where it
+ * came from; none when it is there already.  0 or an INV_ code.
+ */
+static int
+add_node(struct api_req *rq, const char *node)
+{
+	struct api_node before;
+	char why[2 * API_NAME_MAX + 16];
+	int rc;
+
+	if ((rc = inv_node_get(rq->c->inv, node, &before)) != 0)
+		return rc;
+	if (strcmp(before.cluster, rq->param) == 0)
+		return 0;
+	if ((rc = inv_cluster_set_node(rq->c->inv, rq->param, node)) != 0)
+		return rc;
+	if (before.cluster[0] == '\0') {
+		ctrl_event(rq->c, rq->now, rq->actor, node, "joined cluster", rq->param);
+	} else {
+		snprintf(why, sizeof(why), "from %s to %s", before.cluster, rq->param);
+		ctrl_event(rq->c, rq->now, rq->actor, node, "moved cluster", why);
+	}
+	return 0;
+}
+
 void
 api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs)
 {
@@ -201,8 +227,7 @@ api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs)
 	pthread_mutex_lock(&rq->c->inv_mu);
 	rc = inv_begin(rq->c->inv);
 	for (i = 0; rc == 0 && i < n; i++)
-		if ((rc = inv_cluster_set_node(rq->c->inv, rq->param, names[i])) == 0)
-			ctrl_event(rq->c, rq->now, rq->actor, names[i], "joined cluster", rq->param);
+		rc = add_node(rq, names[i]);
 	if (rc == 0)
 		rc = inv_commit(rq->c->inv);
 	else

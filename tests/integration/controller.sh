@@ -80,6 +80,16 @@ check_eq "a revoked token is refused" 401 "$code"
 check "cluster create" "$CTL" cluster create studio4
 check "cluster add" "$CTL" cluster add studio4 mac1 mac2 mac3 mac4
 check_eq "the cluster has four nodes" 4 "$("$CTL" clusters --json | jq '.clusters[] | select(.name == "studio4") | .nodes')"
+evs() { "$CTL" events --node mac1 --json | jq -c "[.events[] | select(.what == \"$1\") | .reason]"; }
+check_eq "joining is an event" '["studio4"]' "$(evs "joined cluster")"
+"$CTL" cluster create jj >/dev/null
+"$CTL" cluster add jj mac1 >/dev/null
+check_eq "moving is an event that says from where" '["from studio4 to jj"]' "$(evs "moved cluster")"
+"$CTL" cluster add jj mac1 >/dev/null
+check_eq "adding a node where it is already records nothing" \
+	'["from studio4 to jj"] ["studio4"]' "$(evs "moved cluster") $(evs "joined cluster")"
+"$CTL" cluster add studio4 mac1 >/dev/null
+check_eq "and back" 4 "$("$CTL" clusters --json | jq '.clusters[] | select(.name == "studio4") | .nodes')"
 
 # a node that stops reporting becomes unreachable, and ready when it returns
 apid=$(sim_agent_pid mac2)

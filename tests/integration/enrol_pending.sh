@@ -80,6 +80,9 @@ check_eq "mac2, whose serial is allowed, is ready without node accept" ready "$(
 wait_for "mac3 enrolled" 10 sh -c "$CTL nodes --json | jq -e '.nodes[] | select(.name == \"mac3\")'"
 sleep 1
 check_eq "mac3, same cluster, serial not allowed, is pending" pending "$(state_of mac3)"
+"$CTL" events --node mac2 --json >"$TMP/ev-mac2.json"
+check_jq "enrolling with a cluster's token is a 'joined cluster' event" "$TMP/ev-mac2.json" \
+	'[.events[] | select(.what == "joined cluster" and .reason == "studio4")] | length == 1'
 check "cluster disallow" "$CTL" cluster disallow studio4 "$serial2"
 "$CTL" clusters --json >"$TMP/clusters.json"
 check_jq "the allow-list is empty again" "$TMP/clusters.json" '.clusters[] | select(.name == "studio4") | .allow == []'
