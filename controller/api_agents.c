@@ -116,11 +116,12 @@ find_known(struct ctrl *c, const struct report *r, struct reg_node *out)
 
 /*
  * The node's state after an enrolment: pending until accepted; a known node
- * that is not pending keeps its state and reason; else ready, or down when
- * the report is not healthy.
+ * that is not pending keeps its state and reason, but an unreachable one is
+ * ready again when the report is current and healthy; else ready, or down
+ * when the report is not healthy.
  */
 static void
-enroll_state(struct enrolment *e)
+enroll_state(struct enrolment *e, int current)
 {
 	char why[128];
 
@@ -128,6 +129,9 @@ enroll_state(struct enrolment *e)
 		e->st = NODE_PENDING;
 		snprintf(e->state_reason, sizeof(e->state_reason),
 		    "awaiting acceptance: tbctl node accept %.63s", e->r->node.hostname);
+	} else if (e->known && e->node.lc.state == NODE_UNREACHABLE && current &&
+	    lc_report_healthy(e->r, why, sizeof(why))) {
+		e->st = NODE_READY;   /* back, as a current healthy report brings it */
 	} else if (e->known && e->node.lc.state != NODE_PENDING) {
 		e->st = e->node.lc.state;
 		memcpy(e->state_reason, e->node.lc.reason, sizeof(e->state_reason));
@@ -172,7 +176,8 @@ enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 		    "accepted: pre-approved bootstrap token %s" :
 		    "accepted: serial %.64s is on cluster %s's allow-list",
 		    rq->who.accept ? rq->who.id : e->r->node.serial, e->cluster);
-	enroll_state(e);
+	enroll_state(e, lc_report_time(&e->node.lc, e->r->collected_at, rq->now,
+	    c->unreachable_after) == LC_REPORT_CURRENT);
 	return 0;
 }
 
@@ -190,6 +195,30 @@ make_node_token(struct api_req *rq, struct enrolment *e, const char *node, int p
 	e->node_tok.used_at = NAN;
 	e->node_tok.pending = pending;
 	return inv_token_add(rq->c->inv, &e->node_tok, e->hash);
+}
+
+/*
+ * A report collected too far ahead of this clock, or older than the node's
+ * stored one, is refused (the writer checks the order again, in order);
+ * returns 1 with rs filled then.
+ */
+static int
+report_time_refused(struct api_req *rq, struct api_resp *rs, const struct lc_node *lc,
+    const struct report *r)
+{
+	switch (lc_report_time(lc, r->collected_at, rq->now, rq->c->unreachable_after)) {
+	case LC_REPORT_AHEAD:
+		api_error(rs, 400, "bad report: collected_at is %.0f s ahead of the controller's "
+		    "clock (at most %.0f s allowed): check the Mac's clock",
+		    r->collected_at - rq->now, LC_CLOCK_SKEW_MAX);
+		return 1;
+	case LC_REPORT_OLDER:
+		api_error(rs, 409, "the report (collected_at %.3f) is older than node %s's latest "
+		    "(%.3f)", r->collected_at, rq->who.node, lc->last_collected_at);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* A known Mac, not approved: record the request, change nothing of the node. */
@@ -234,6 +263,13 @@ enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
 	ctrl_event(c, rq->now, rq->actor, e->key.name, e->known ? "re-enrolled" : "enrolled",
 	    e->reason);
+	if (e->known && e->st != e->node.lc.state) {
+		char what[64];
+		snprintf(what, sizeof(what), "state %s -> %s", api_node_state_str(e->node.lc.state),
+		    api_node_state_str(e->st));
+		ctrl_event(c, rq->now, rq->actor, e->key.name, what, "re-enrolled with a current "
+		    "healthy report");
+	}
 	if (!e->known && e->cluster[0] != '\0')   /* a known node's cannot change here */
 		ctrl_event(c, rq->now, rq->actor, e->key.name, "joined cluster", e->cluster);
 	return 0;
@@ -301,6 +337,7 @@ enroll_register(struct api_req *rq, struct enrolment *e)
 	memcpy(rn.lc.reason, e->state_reason, sizeof(rn.lc.reason));
 	rn.lc.boot_time = e->r->node.boot_time;
 	rn.lc.last_report_at = rq->now;
+	rn.lc.last_collected_at = e->r->collected_at;
 	char why[128];
 	rn.lc.last_report_healthy = lc_report_healthy(e->r, why, sizeof(why));
 	registry_put_node(c->reg, &rn);
@@ -316,6 +353,9 @@ api_enroll(struct api_req *rq, struct api_resp *rs)
 	if (e == NULL || r == NULL || decode_report(rq, rs, r) == -1)
 		goto out;
 	e->r = r;
+	struct lc_node fresh = { .last_collected_at = NAN };
+	if (report_time_refused(rq, rs, &fresh, r))
+		goto out;
 	if (!api_name_valid(r->node.hostname)) {
 		api_error(rs, 400, "bad report: node.hostname \"%s\" is not a valid node name "
 		    "(start the agent with --name)", r->node.hostname);
@@ -387,6 +427,8 @@ api_report(struct api_req *rq, struct api_resp *rs)
 		report_to_request(rq, rs, &n);
 		return;
 	}
+	if (report_time_refused(rq, rs, &n.lc, &r))
+		return;
 	if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
 		api_error(rs, 503, "out of memory");
 		return;

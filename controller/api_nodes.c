@@ -206,6 +206,7 @@ accept_request(struct api_req *rq, struct api_resp *rs, struct reg_node *n,
 	n->lc.accepted = accepted;
 	n->lc.unexpected_reboot = 0;
 	n->lc.last_report_at = req->received_at;
+	n->lc.last_collected_at = r->collected_at;
 	n->lc.last_report_healthy = healthy;
 	if (!isnan(r->node.boot_time))
 		n->lc.boot_time = r->node.boot_time;

@@ -94,7 +94,18 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
 		return 0;
 	}
-	lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
+	enum lc_report_time when = lc_report_time(&n.lc, it->sum.collected_at, it->received_at,
+	    c->unreachable_after);
+	if (when == LC_REPORT_OLDER) {   /* another report overtook it */
+		it->status = 409;
+		snprintf(it->error, sizeof(it->error), "the report is older than node %s's "
+		    "latest", it->node);
+		return 0;
+	}
+	if (when == LC_REPORT_CURRENT)
+		lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
+	else   /* stale: stored as the latest known, no state changes */
+		lc_keep(&n.lc, &res);
 	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
 		.sum = &it->sum, .json = it->json, .json_len = it->json_len };
 	int rc = inv_report_store(c->inv, &in);
@@ -121,10 +132,14 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	lc_out->state = res.state;
 	lc_out->unexpected_reboot = res.unexpected_reboot;
 	lc_out->accepted = res.accepted;
-	lc_out->last_report_at = it->received_at;
-	if (!isnan(it->sum.boot_time))
-		lc_out->boot_time = it->sum.boot_time;
-	lc_out->last_report_healthy = it->healthy;
+	if (!isnan(it->sum.collected_at))
+		lc_out->last_collected_at = it->sum.collected_at;
+	if (when == LC_REPORT_CURRENT) {
+		lc_out->last_report_at = it->received_at;
+		if (!isnan(it->sum.boot_time))
+			lc_out->boot_time = it->sum.boot_time;
+		lc_out->last_report_healthy = it->healthy;
+	}
 	it->status = 204;
 	return 0;
 }

@@ -67,6 +67,7 @@ struct inv_report_summary {
 	int64_t memory_used;        /* total - free, when both are known */
 	double power_watts;         /* power.system_watts */
 	double boot_time;           /* node.boot_time */
+	double collected_at;        /* collected_at (NAN unknown) */
 	/* "2:80,3:40": receptacle and negotiated Gb/s of each port whose speed
 	 * is known, in report order; the ports that do not fit are left out */
 	char link_speeds[INV_SPEEDS_MAX];

@@ -99,6 +99,7 @@ inv_report_summarize(const struct report *r, struct inv_report_summary *out)
 	REPORT_SET(out->os_version, r->node.os_version);
 	REPORT_SET(out->os_build, r->node.os_build);
 	out->rdma = r->rdma.state;
+	out->collected_at = r->collected_at;
 	out->memory_total = m->total_bytes;
 	out->memory_used = m->total_bytes == REPORT_NULL_I64 || m->free_bytes == REPORT_NULL_I64 ?
 	    REPORT_NULL_I64 : m->total_bytes - m->free_bytes;

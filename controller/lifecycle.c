@@ -52,6 +52,27 @@ lc_report_healthy(const struct report *r, char *why, size_t whylen)
 }
 
 void
+lc_keep(const struct lc_node *n, struct lc_result *out)
+{
+	result_init(n, out);
+}
+
+enum lc_report_time
+lc_report_time(const struct lc_node *n, double collected_at, double now,
+    double unreachable_after)
+{
+	if (isnan(collected_at))
+		return LC_REPORT_CURRENT;
+	if (collected_at > now + LC_CLOCK_SKEW_MAX)
+		return LC_REPORT_AHEAD;
+	if (collected_at < n->last_collected_at)
+		return LC_REPORT_OLDER;
+	if (now - collected_at > unreachable_after)
+		return LC_REPORT_STALE;
+	return LC_REPORT_CURRENT;
+}
+
+void
 lc_on_report(const struct lc_node *n, const struct report *r, double now, struct lc_result *out)
 {
 	char why[128];

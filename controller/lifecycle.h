@@ -17,6 +17,12 @@
  *             node is marked accepted and stays pending until one comes
  *   report    pending and accepted -> ready on a healthy report; a pending
  *             node that is not accepted stays pending whatever it reports
+ *
+ * A report counts for the lifecycle only when it is current: collected no
+ * more than unreachable_after seconds before it arrived.  A stale one is
+ * stored (it is the latest known) but changes no state; one older than the
+ * stored report, or collected too far ahead of the controller's clock, is
+ * refused (lc_report_time).
  */
 #ifndef TBMESH_LIFECYCLE_H
 #define TBMESH_LIFECYCLE_H
@@ -28,7 +34,8 @@ struct lc_node {
 	enum node_state state;
 	char reason[API_REASON_MAX + 1];  /* why it is in that state; "" none */
 	double boot_time;          /* NAN unknown */
-	double last_report_at;     /* NAN never */
+	double last_report_at;     /* NAN never: when the latest current report arrived */
+	double last_collected_at;  /* when the latest stored report was collected (0 or NAN never) */
 	int last_report_healthy;
 	int unexpected_reboot;
 	int reboot_expected;       /* a rollout asked for a reboot */
@@ -56,7 +63,24 @@ enum lc_command { LC_CORDON, LC_UNCORDON, LC_DOWN, LC_ACCEPT };
  */
 int lc_report_healthy(const struct report *r, char *why, size_t whylen);
 
-/* A report arrived at now.  Fills *out; never fails. */
+/* How far ahead of the controller's clock a report may say it was collected. */
+#define LC_CLOCK_SKEW_MAX 300.0
+
+enum lc_report_time {
+	LC_REPORT_CURRENT,   /* counts (also: collected_at unknown) */
+	LC_REPORT_STALE,     /* collected more than unreachable_after before now: stored only */
+	LC_REPORT_OLDER,     /* older than the node's stored report: refused */
+	LC_REPORT_AHEAD,     /* more than LC_CLOCK_SKEW_MAX ahead of now: refused */
+};
+
+/* What a report collected at collected_at (NAN unknown) arriving at now is to n. */
+enum lc_report_time lc_report_time(const struct lc_node *n, double collected_at, double now,
+    double unreachable_after);
+
+/* Nothing happens to n (a stale report): *out says n as it is. */
+void lc_keep(const struct lc_node *n, struct lc_result *out);
+
+/* A current report arrived at now.  Fills *out; never fails. */
 void lc_on_report(const struct lc_node *n, const struct report *r, double now,
     struct lc_result *out);
 /*

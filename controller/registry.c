@@ -291,8 +291,9 @@ registry_count_states(struct registry *reg, int counts[NODE_STATE_COUNT])
 
 /*
  * What the inventory holds besides the keys: whether a node was accepted,
- * and whether its latest report was healthy (decoded again from its JSON,
- * so that a restart does not take an unhealthy node for a healthy one).
+ * and whether its latest report was healthy and when it was collected
+ * (decoded again from its JSON, so that a restart does not take an
+ * unhealthy node for a healthy one, nor an old report for a newer one).
  */
 struct load_ctx {
 	struct registry *reg;
@@ -304,15 +305,19 @@ load_state(void *arg, const char *name, int accepted, const char *json, size_t l
 {
 	struct load_ctx *lc = arg;
 	char why[128], err[160];
+	double collected_at = NAN;
 	int healthy = 0;
 
-	if (json != NULL && report_decode(json, len, lc->r, err, sizeof(err)) == 0)
+	if (json != NULL && report_decode(json, len, lc->r, err, sizeof(err)) == 0) {
 		healthy = lc_report_healthy(lc->r, why, sizeof(why));
+		collected_at = lc->r->collected_at;
+	}
 	pthread_rwlock_wrlock(&lc->reg->lock);
 	struct reg_node *n = table_get(&lc->reg->nodes, name);
 	if (n != NULL) {
 		n->lc.accepted = accepted;
 		n->lc.last_report_healthy = healthy;
+		n->lc.last_collected_at = collected_at;
 	}
 	pthread_rwlock_unlock(&lc->reg->lock);
 }

@@ -243,6 +243,30 @@ test_accept(void **state)
 	assert_string_equal(err, "the node is ready, not pending");
 }
 
+/* Which reports count: current, stale (stored only), older or ahead (refused). */
+static void
+test_report_time(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_UNREACHABLE, 100);
+
+	n.last_collected_at = 1000;
+	assert_int_equal(lc_report_time(&n, 1990, 2000, 30), LC_REPORT_CURRENT);
+	assert_int_equal(lc_report_time(&n, 1970, 2000, 30), LC_REPORT_CURRENT);
+	assert_int_equal(lc_report_time(&n, 1969, 2000, 30), LC_REPORT_STALE);
+	assert_int_equal(lc_report_time(&n, 1000, 2000, 30), LC_REPORT_STALE);  /* same: not older */
+	assert_int_equal(lc_report_time(&n, 999, 2000, 30), LC_REPORT_OLDER);
+	assert_int_equal(lc_report_time(&n, 2000 + LC_CLOCK_SKEW_MAX, 2000, 30),
+	    LC_REPORT_CURRENT);
+	assert_int_equal(lc_report_time(&n, 2001 + LC_CLOCK_SKEW_MAX, 2000, 30), LC_REPORT_AHEAD);
+	assert_int_equal(lc_report_time(&n, NAN, 2000, 30), LC_REPORT_CURRENT);
+	/* a node with no stored report yet: nothing is older */
+	n.last_collected_at = 0;
+	assert_int_equal(lc_report_time(&n, 1e9, 2e9, 3e9), LC_REPORT_CURRENT);
+	n.last_collected_at = NAN;
+	assert_int_equal(lc_report_time(&n, 1, 2, 30), LC_REPORT_CURRENT);
+}
+
 int
 main(void)
 {
@@ -256,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_reboot_and_return_are_two_events),
 		cmocka_unit_test(test_pending_stays_pending),
 		cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_report_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# When a report was collected decides what it does: one collected too far
+# ahead of the controller's clock is refused (400), one older than the
+# node's stored report is refused (409), both changing nothing; a stale one
+# (collected longer ago than --unreachable-after) is stored but does not
+# bring an unreachable node back; a current healthy one does, and so does a
+# re-enrolment with a current healthy report.
+. "$(dirname "$0")/../lib/common.sh"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 (the command) not installed"
+SC=$TOP/tests/scenarios/mesh4-studio.json
+CTL=$BIN/tbctl
+start_controller rt --unreachable-after 2
+start_sim_agent mac1 "$SC" --interval 0.3
+wait_for "mac1 ready" 20 sh -c "$CTL nodes --json | jq -e '.nodes[] | select(.name == \"mac1\" and .state == \"ready\")'"
+bg_stop "$(sim_agent_pid mac1)"
+TOK=$(cat "$TMP/state-mac1/node-token")
+state() { "$CTL" nodes --json | jq -r '.nodes[] | select(.name == "mac1") | .state'; }
+wait_for "mac1 unreachable" 15 sh -c "[ \"\$($CTL nodes --json | jq -r '.nodes[] | select(.name == \"mac1\") | .state')\" = unreachable ]"
+check_eq "mac1 is unreachable" unreachable "$(state)"
+last=$("$CTL" node show mac1 --json | jq '.report.collected_at')
+"$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/r.json"
+# report AT: the report with collected_at AT (unix seconds)
+report() { jq -c --argjson t "$1" '.collected_at = $t' "$TMP/r.json"; }
+post() {   # post BODY: the status; the answer in $TMP/resp.json
+	curl -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 \
+		-H "Authorization: Bearer $TOK" --data-binary "$1" "$CTRL_URL/v1/report"
+}
+now() { date +%s.%N; }
+sqlite3 "$CTRL_DB" .dump >"$TMP/before.sql"
+
+check_eq "a report collected an hour ahead: 400" 400 "$(post "$(report "$(awk -v n="$(now)" 'BEGIN {printf "%.3f", n + 3600}')")")"
+check_jq "that says collected_at and the clock" "$TMP/resp.json" '.error | test("collected_at") and test("clock")'
+older=$(awk -v l="$last" 'BEGIN {printf "%.3f", l - 10}')
+check_eq "a report older than the stored one: 409" 409 "$(post "$(report "$older")")"
+check_jq "that says older" "$TMP/resp.json" '.error | test("older")'
+sleep 0.5
+sqlite3 "$CTRL_DB" .dump >"$TMP/after.sql"
+check "the inventory is unchanged by both" cmp -s "$TMP/before.sql" "$TMP/after.sql"
+
+# stale: newer than the stored one, but collected more than 2 s ago
+sleep 3
+stale=$(awk -v l="$last" 'BEGIN {printf "%.3f", l + 0.5}')
+check_eq "a stale report is stored: 204" 204 "$(post "$(report "$stale")")"
+check_eq "it is the node's latest" "$stale" "$("$CTL" node show mac1 --json | jq '.report.collected_at * 1000 | round / 1000 | tostring' -r)"
+sleep 0.5
+check_eq "but the node stays unreachable" unreachable "$(state)"
+check_eq "and came back by no event" 0 \
+	"$("$CTL" events --node mac1 --json | jq '[.events[] | select(.what == "state unreachable -> ready")] | length')"
+
+check_eq "a current healthy report: 204" 204 "$(post "$(report "$(now)")")"
+wait_for "mac1 ready" 5 sh -c "[ \"\$($CTL nodes --json | jq -r '.nodes[] | select(.name == \"mac1\") | .state')\" = ready ]"
+check_eq "brings it back" ready "$(state)"
+check_eq "with its event" 1 \
+	"$("$CTL" events --node mac1 --json | jq '[.events[] | select(.what == "state unreachable -> ready")] | length')"
+
+# re-enrolment of an unreachable Mac with a pre-approved token and a current report
+wait_for "mac1 unreachable again" 15 sh -c "[ \"\$($CTL nodes --json | jq -r '.nodes[] | select(.name == \"mac1\") | .state')\" = unreachable ]"
+"$CTL" token create --ttl 10m --accept >"$TMP/boot2"
+code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
+	-H "Authorization: Bearer $(cat "$TMP/boot2")" --data-binary "$(report "$(now)")" "$CTRL_URL/v1/enroll")
+check_eq "re-enrolment with a pre-approved token: 201" 201 "$code"
+check_jq "answers ready" "$TMP/enrol.json" '.state == "ready"'
+check_eq "the node is ready" ready "$(state)"
+"$CTL" events --node mac1 --json >"$TMP/ev.json"
+check_jq "with an event that says why" "$TMP/ev.json" \
+	'[.events[] | select(.what == "state unreachable -> ready" and (.reason | test("re-enrolled")))] | length == 1'
+"$CTL" token create --ttl 10m --accept >"$TMP/boot3"
+code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
+	-H "Authorization: Bearer $(cat "$TMP/boot3")" \
+	--data-binary "$(report "$(awk -v n="$(now)" 'BEGIN {printf "%.3f", n + 3600}')")" "$CTRL_URL/v1/enroll")
+check_eq "an enrolment with a report an hour ahead: 400" 400 "$code"
+check_jq "that says collected_at" "$TMP/enrol.json" '.error | test("collected_at")'
+done_testing
