@@ -430,6 +430,35 @@ inv_grow(void *arr, int *cap, int n, size_t sz)
 	return np;
 }
 
+int
+inv_rows(struct inv *inv, sqlite3_stmt *s, size_t size, inv_row_fn fn, void **out, int *n)
+{
+	char *arr = NULL, *np;
+	int cap = 0, cnt = 0, rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((np = inv_grow(arr, &cap, cnt, size)) == NULL)
+			goto fail;
+		arr = np;
+		memset(arr + (size_t)cnt * size, 0, size);
+		if (fn(s, arr + (size_t)cnt * size) == -1)
+			goto fail;
+		cnt++;
+	}
+	if (rc != SQLITE_DONE) {
+		INV_FAIL(inv, "query failed");
+		goto fail;
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	*n = cnt;
+	return 0;
+fail:
+	sqlite3_reset(s);
+	free(arr);
+	return -1;
+}
+
 const char *
 inv_state_str(enum node_state st)
 {

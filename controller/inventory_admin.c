@@ -109,33 +109,21 @@ inv_token_get(struct inv *inv, const char *id, struct api_token *t,
 	return rc;
 }
 
+static int
+row_token(sqlite3_stmt *s, void *t)
+{
+	return read_token(s, t, NULL);
+}
+
 int
 inv_token_list(struct inv *inv, struct api_token **out, int *n)
 {
-	sqlite3_stmt *s = inv->st[ST_TOKEN_LIST];
-	struct api_token *arr = NULL, *np;
-	int cap = 0, cnt = 0, rc;
+	void *arr;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL)
-			goto fail;
-		arr = np;
-		if (read_token(s, &arr[cnt], NULL) == -1)
-			goto fail;
-		cnt++;
-	}
-	if (rc != SQLITE_DONE) {
-		INV_FAIL(inv, "query failed");
-		goto fail;
-	}
-	sqlite3_reset(s);
+	if (inv_rows(inv, inv->st[ST_TOKEN_LIST], sizeof(**out), row_token, &arr, n) == -1)
+		return -1;
 	*out = arr;
-	*n = cnt;
 	return 0;
-fail:
-	sqlite3_reset(s);
-	free(arr);
-	return -1;
 }
 
 /* Run a one-parameter UPDATE; INV_NOTFOUND when it changed no row. */
@@ -255,34 +243,31 @@ read_cluster(sqlite3_stmt *s, struct api_cluster *c)
 	c->n_nodes = sqlite3_column_int(s, 2);
 }
 
+static int
+row_cluster(sqlite3_stmt *s, void *c)
+{
+	read_cluster(s, c);
+	return 0;
+}
+
 int
 inv_cluster_list(struct inv *inv, struct api_cluster **out, int *n)
 {
-	sqlite3_stmt *s = inv->st[ST_CLUSTER_LIST];
-	struct api_cluster *arr = NULL, *np;
-	int cap = 0, cnt = 0, rc;
+	struct api_cluster *arr;
+	void *rows;
+	int cnt;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL)
-			goto fail;
-		arr = np;
-		read_cluster(s, &arr[cnt++]);
-	}
-	if (rc != SQLITE_DONE) {
-		INV_FAIL(inv, "query failed");
-		goto fail;
-	}
-	sqlite3_reset(s);
+	if (inv_rows(inv, inv->st[ST_CLUSTER_LIST], sizeof(*arr), row_cluster, &rows, &cnt) == -1)
+		return -1;
+	arr = rows;
 	for (int i = 0; i < cnt; i++)
-		if (inv_cluster_allow_get(inv, arr[i].name, &arr[i].allow) != 0)
-			goto fail;
+		if (inv_cluster_allow_get(inv, arr[i].name, &arr[i].allow) != 0) {
+			free(arr);
+			return -1;
+		}
 	*out = arr;
 	*n = cnt;
 	return 0;
-fail:
-	sqlite3_reset(s);
-	free(arr);
-	return -1;
 }
 
 int
@@ -389,36 +374,28 @@ bind_event_query(sqlite3_stmt *s, const char *node, double since, int limit)
 	return rc;
 }
 
+static int
+row_event(sqlite3_stmt *s, void *e)
+{
+	read_event(s, e);
+	return 0;
+}
+
 int
 inv_event_list(struct inv *inv, const char *node, double since, int limit,
     struct api_event **out, int *n)
 {
 	int by_node = node != NULL && node[0] != '\0';
 	sqlite3_stmt *s = inv->st[by_node ? ST_EVENT_LIST_NODE : ST_EVENT_LIST_ALL];
-	struct api_event *arr = NULL, *np;
-	int cap = 0, cnt = 0, rc;
+	void *rows;
 
 	if (bind_event_query(s, node, since, limit) != SQLITE_OK) {
-		INV_FAIL(inv, "bind");
-		goto fail;
+		sqlite3_reset(s);
+		return INV_FAIL(inv, "bind");
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL)
-			goto fail;
-		arr = np;
-		read_event(s, &arr[cnt++]);
-	}
-	if (rc != SQLITE_DONE) {
-		INV_FAIL(inv, "query failed");
-		goto fail;
-	}
-	sqlite3_reset(s);
-	reverse_events(arr, cnt);
-	*out = arr;
-	*n = cnt;
+	if (inv_rows(inv, s, sizeof(**out), row_event, &rows, n) == -1)
+		return -1;
+	*out = rows;
+	reverse_events(*out, *n);
 	return 0;
-fail:
-	sqlite3_reset(s);
-	free(arr);
-	return -1;
 }

@@ -113,6 +113,16 @@ double inv_col_double(sqlite3_stmt *s, int i);
  */
 void *inv_grow(void *arr, int *cap, int n, size_t sz);
 
+/* Reads the current row of a statement into elem; 0, or -1. */
+typedef int (*inv_row_fn)(sqlite3_stmt *s, void *elem);
+/*
+ * Step s (bound) to its end, each row read by fn into the next element
+ * (size bytes, zeroed first) of an array; s is reset either way.  Returns 0
+ * with *out (malloc'd, NULL when no row; free it) and *n, or -1.
+ */
+int inv_rows(struct inv *inv, sqlite3_stmt *s, size_t size, inv_row_fn fn, void **out,
+    int *n);
+
 /*
  * inventory_vfs.c: the name of the SQLite VFS inventory connections use
  * (the default VFS, with the writes to the WAL gathered into one write per

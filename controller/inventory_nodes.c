@@ -338,39 +338,30 @@ inv_node_upsert(struct inv *inv, const struct report *r, const char *json, size_
 
 /* ---- reading nodes ---- */
 
+static int
+row_key(sqlite3_stmt *s, void *elem)
+{
+	struct inv_node_key *k = elem;
+
+	k->id = sqlite3_column_int64(s, 0);
+	inv_col_text(s, 1, k->name, sizeof(k->name));
+	inv_col_text(s, 2, k->hardware_uuid, sizeof(k->hardware_uuid));
+	k->state = inv_state_parse((const char *)sqlite3_column_text(s, 3));
+	k->boot_time = inv_col_double(s, 4);
+	k->last_report_at = inv_col_double(s, 5);
+	k->unexpected_reboot = sqlite3_column_int(s, 6) != 0;
+	return 0;
+}
+
 int
 inv_node_keys(struct inv *inv, struct inv_node_key **out, int *n)
 {
-	sqlite3_stmt *s = inv->st[ST_NODE_KEYS];
-	struct inv_node_key *arr = NULL, *np, *k;
-	int cap = 0, cnt = 0, rc;
+	void *rows;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL)
-			goto fail;
-		arr = np;
-		k = &arr[cnt++];
-		memset(k, 0, sizeof(*k));
-		k->id = sqlite3_column_int64(s, 0);
-		inv_col_text(s, 1, k->name, sizeof(k->name));
-		inv_col_text(s, 2, k->hardware_uuid, sizeof(k->hardware_uuid));
-		k->state = inv_state_parse((const char *)sqlite3_column_text(s, 3));
-		k->boot_time = inv_col_double(s, 4);
-		k->last_report_at = inv_col_double(s, 5);
-		k->unexpected_reboot = sqlite3_column_int(s, 6) != 0;
-	}
-	if (rc != SQLITE_DONE) {
-		INV_FAIL(inv, "query failed");
-		goto fail;
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	*n = cnt;
+	if (inv_rows(inv, inv->st[ST_NODE_KEYS], sizeof(**out), row_key, &rows, n) == -1)
+		return -1;
+	*out = rows;
 	return 0;
-fail:
-	sqlite3_reset(s);
-	free(arr);
-	return -1;
 }
 
 /* One row of NODE_SELECT. */
@@ -457,31 +448,22 @@ inv_node_report(struct inv *inv, const char *name, char **json)
 }
 
 /* Sorted by name. */
+static int
+row_node(sqlite3_stmt *s, void *o)
+{
+	read_node(s, o);
+	return 0;
+}
+
 int
 inv_node_list(struct inv *inv, struct api_node **out, int *n)
 {
-	sqlite3_stmt *s = inv->st[ST_NODE_LIST];
-	struct api_node *arr = NULL, *np;
-	int cap = 0, cnt = 0, rc;
+	void *rows;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((np = inv_grow(arr, &cap, cnt, sizeof(*arr))) == NULL)
-			goto fail;
-		arr = np;
-		read_node(s, &arr[cnt++]);
-	}
-	if (rc != SQLITE_DONE) {
-		INV_FAIL(inv, "query failed");
-		goto fail;
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	*n = cnt;
+	if (inv_rows(inv, inv->st[ST_NODE_LIST], sizeof(**out), row_node, &rows, n) == -1)
+		return -1;
+	*out = rows;
 	return 0;
-fail:
-	sqlite3_reset(s);
-	free(arr);
-	return -1;
 }
 
 /* ---- changing nodes ---- */
