@@ -108,9 +108,11 @@ $(DATADIR_STAMP): FORCE
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(DATADIR)' ]; then printf '%s\n' '$(DATADIR)' >$@; fi
 FORCE:
 
-# The installed launchd plist and systemd unit name the installed programs
-# and configuration: the /usr/local paths of packaging/ become PREFIX's.
-INSTALL_SED := sed -e 's|/usr/local/sbin/|$(SBINDIR)/|g' -e 's|/usr/local/etc/|$(SYSCONFDIR)/|g'
+# The installed launchd plist, systemd unit and man pages name the installed
+# programs, configuration and data: the /usr/local paths of packaging/ and
+# man/ become PREFIX's.
+INSTALL_SED := sed -e 's|/usr/local/sbin/|$(SBINDIR)/|g' -e 's|/usr/local/etc/|$(SYSCONFDIR)/|g' \
+	-e 's|/usr/local/share/tbmesh|$(DATADIR)|g'
 
 $(B)/libproto.a: $(PROTO_OBJ)
 	$(AR) rcs $@ $^
@@ -180,8 +182,11 @@ install: $(PROGRAMS)
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/tbagentd $(B)/tbcontrollerd $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/tbctl $(DESTDIR)$(BINDIR)/tbctl
-	install -m 0644 man/tbagentd.8 man/tbcontrollerd.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 man/tbctl.1 $(DESTDIR)$(MANDIR)/man1/tbctl.1
+	for m in tbagentd.8 tbcontrollerd.8; do \
+		$(INSTALL_SED) man/$$m >$(DESTDIR)$(MANDIR)/man8/$$m || exit 1; done
+	$(INSTALL_SED) man/tbctl.1 >$(DESTDIR)$(MANDIR)/man1/tbctl.1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8 \
+		$(DESTDIR)$(MANDIR)/man1/tbctl.1
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
 	$(INSTALL_SED) packaging/com.tbmesh.tbagentd.plist >$(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
 	$(INSTALL_SED) packaging/tbagentd.service >$(DESTDIR)$(DATADIR)/tbagentd.service

@@ -27,6 +27,10 @@ check_eq "no /usr/local program or configuration path left in the unit and plist
 check "the installed tbcontrollerd's default catalog is PREFIX's" \
 	grep -q '(default /opt/tb/share/tbmesh/catalog.json' "$TMP/help"
 check "and not /usr/local's" test "$(grep -c /usr/local/share "$TMP/help")" = 0
+M=$D/opt/tb/share/man/man8/tbcontrollerd.8
+check "the installed tbcontrollerd(8) gives the same default catalog" \
+	grep -qx '.Pa /opt/tb/share/tbmesh/catalog.json' "$M"
+check_eq "and no /usr/local path" 0 "$(grep -c /usr/local "$M")"
 make --no-print-directory -s uninstall B="$B" SANITIZE="${SANITIZE:-}" PREFIX=/opt/tb DESTDIR="$D" >/dev/null
 check_eq "make uninstall exits 0" 0 $?
 left=$(find "$D" -type f | wc -l)
