@@ -4,7 +4,8 @@
 #   make check           install missing dependencies, build, run every test
 #   make bench           run the benchmarks under tests/bench/
 #   make demo            build and start a simulated cluster
-#   make install         PREFIX=/usr/local DESTDIR= (the dashboard in $(DATADIR)/web)
+#   make install         PREFIX=/usr/local DESTDIR= (the dashboard in $(DATADIR)/web;
+#                        the launchd plist and systemd unit name $(SBINDIR)/tbagentd)
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
 # Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
@@ -17,6 +18,7 @@ BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/tbmesh
+SYSCONFDIR ?= $(PREFIX)/etc
 DESTDIR ?=
 B ?= build
 PKG_CONFIG ?= pkg-config
@@ -84,7 +86,7 @@ PROGRAMS += $(B)/tbctl
 endif
 LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 
-.PHONY: all check unit integration bench demo deps install uninstall clean distclean
+.PHONY: all check unit integration bench demo deps install uninstall clean distclean FORCE
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
 	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench $(B)/tests/bench/placebench
@@ -92,6 +94,25 @@ all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# DATADIR is compiled in (tbcontrollerd's default catalog): the objects that
+# use it depend on a stamp holding its value, rewritten only when it changes,
+# so that "make install PREFIX=/opt/tb" rebuilds them instead of installing
+# programs that still name the PREFIX of the last build.
+DATADIR_STAMP := $(B)/datadir.stamp
+DATADIR_OBJ := $(patsubst %.c,$(B)/%.o,$(shell grep -l TBMESH_DATADIR proto/*.c agent/*.c \
+	controller/*.c 2>/dev/null))
+$(DATADIR_OBJ): $(DATADIR_STAMP)
+$(DATADIR_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(DATADIR)' ]; then printf '%s\n' '$(DATADIR)' >$@; fi
+FORCE:
+
+# The installed launchd plist, systemd unit and man pages name the installed
+# programs, configuration and data: the /usr/local paths of packaging/ and
+# man/ become PREFIX's.
+INSTALL_SED := sed -e 's|/usr/local/sbin/|$(SBINDIR)/|g' -e 's|/usr/local/etc/|$(SYSCONFDIR)/|g' \
+	-e 's|/usr/local/share/tbmesh|$(DATADIR)|g'
 
 $(B)/libproto.a: $(PROTO_OBJ)
 	$(AR) rcs $@ $^
@@ -161,11 +182,15 @@ install: $(PROGRAMS)
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/tbagentd $(B)/tbcontrollerd $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/tbctl $(DESTDIR)$(BINDIR)/tbctl
-	install -m 0644 man/tbagentd.8 man/tbcontrollerd.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 man/tbctl.1 $(DESTDIR)$(MANDIR)/man1/tbctl.1
+	for m in tbagentd.8 tbcontrollerd.8; do \
+		$(INSTALL_SED) man/$$m >$(DESTDIR)$(MANDIR)/man8/$$m || exit 1; done
+	$(INSTALL_SED) man/tbctl.1 >$(DESTDIR)$(MANDIR)/man1/tbctl.1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8 \
+		$(DESTDIR)$(MANDIR)/man1/tbctl.1
 	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
-	install -m 0644 packaging/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
-	install -m 0644 packaging/tbagentd.service $(DESTDIR)$(DATADIR)/tbagentd.service
+	$(INSTALL_SED) packaging/com.tbmesh.tbagentd.plist >$(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
+	$(INSTALL_SED) packaging/tbagentd.service >$(DESTDIR)$(DATADIR)/tbagentd.service
+	chmod 0644 $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
 	install -d $(DESTDIR)$(DATADIR)/web/js
 	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
 	install -m 0644 $(WEB_JS) $(DESTDIR)$(DATADIR)/web/js/

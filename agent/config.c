@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -242,7 +243,11 @@ config_reload(struct agent_config *c, int argc, char **argv, char *err, size_t e
 	return 0;
 }
 
-/* The controller knows a node by its name: it must be one the controller takes. */
+/*
+ * The controller knows a node by its name: it must be one the controller
+ * takes.  A --name is checked always; the host name when it is reported to
+ * a controller.
+ */
 static int
 config_check_name(const struct agent_config *c, char *err, size_t errlen)
 {
@@ -250,17 +255,40 @@ config_check_name(const struct agent_config *c, char *err, size_t errlen)
 	const char *name = c->name;
 
 	if (name == NULL) {
-		if (c->backend != NULL && strcmp(c->backend, "sim") == 0)
-			return 0;  /* the scenario's node name */
+		if (c->controller == NULL || (c->backend != NULL && strcmp(c->backend, "sim") == 0))
+			return 0;  /* not sent, or the scenario's node name */
 		if (gethostname(host, sizeof(host) - 1) == -1)
 			return 0;
 		name = host;
 	}
 	if (api_name_valid(name))
 		return 0;
-	snprintf(err, errlen, "name: \"%s\" is not a node name the controller takes (1 to 63 "
-	    "letters, digits, '.', '_' or '-'); set one with --name", name);
+	snprintf(err, errlen, "name: \"%s\" is not a node name the controller takes (1 to %d "
+	    "letters, digits, '.', '_' or '-', not starting with '.' or '-')%s", name,
+	    API_NAME_MAX, c->name == NULL ? "; set one with --name" : "");
 	return -1;
+}
+
+/* A file the daemon reads (kind "file") or a directory it reads under ("dir"). */
+static int
+config_check_path(const char *key, const char *path, const char *kind, char *err,
+    size_t errlen)
+{
+	int dir = strcmp(kind, "dir") == 0;
+	struct stat st;
+
+	if (path == NULL)
+		return 0;
+	if (stat(path, &st) == 0 && (dir ? !S_ISDIR(st.st_mode) : S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "%s: %s: %s", key, path,
+		    dir ? "not a directory" : "is a directory");
+		return -1;
+	}
+	if (access(path, dir ? R_OK | X_OK : R_OK) == -1) {
+		snprintf(err, errlen, "%s: %s: %s", key, path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* A controller needs a way in: a bootstrap token file, or a node token already saved. */
@@ -304,14 +332,12 @@ config_validate(const struct agent_config *c, char *err, size_t errlen)
 		    c->controller);
 		return -1;
 	}
-	if (c->controller != NULL && config_check_name(c, err, errlen) == -1)
+	if (config_check_name(c, err, errlen) == -1 || config_check_enrol(c, err, errlen) == -1)
 		return -1;
-	if (config_check_enrol(c, err, errlen) == -1)
+	if (config_check_path("scenario", c->scenario, "file", err, errlen) == -1 ||
+	    config_check_path("root", c->root, "dir", err, errlen) == -1 ||
+	    config_check_path("ca-file", c->ca_file, "file", err, errlen) == -1)
 		return -1;
-	if (c->name != NULL && (c->name[0] == '\0' || strlen(c->name) > REPORT_STR_MAX)) {
-		snprintf(err, errlen, "name: must be 1 to %d bytes", REPORT_STR_MAX);
-		return -1;
-	}
 	return 0;
 }
 

@@ -222,22 +222,35 @@ route_match(const struct route *rt, const char *url, char *param, size_t n)
 	return 1;
 }
 
-/* The route for (method, url); *allow lists the methods of a known path. */
+/* allow += ", method" unless it is there. */
+static void
+allow_add(char *allow, size_t allowlen, const char *method)
+{
+	if (strstr(allow, method) == NULL)
+		snprintf(allow + strlen(allow), allowlen - strlen(allow), "%s%s",
+		    allow[0] ? ", " : "", method);
+}
+
+/*
+ * The route for (method, url); *allow lists the methods of a known path.
+ * HEAD is GET without the body (libmicrohttpd leaves it out).
+ */
 static const struct route *
 route_find(const char *method, const char *url, char *param, size_t n, char *allow,
     size_t allowlen)
 {
+	const char *as = strcmp(method, "HEAD") == 0 ? "GET" : method;
 	const struct route *hit = NULL;
 
 	allow[0] = '\0';
 	for (size_t i = 0; i < NROUTES; i++) {
 		if (!route_match(&routes[i], url, param, n))
 			continue;
-		if (strcmp(routes[i].method, method) == 0)
+		if (strcmp(routes[i].method, as) == 0)
 			hit = &routes[i];
-		if (strstr(allow, routes[i].method) == NULL)
-			snprintf(allow + strlen(allow), allowlen - strlen(allow), "%s%s",
-			    allow[0] ? ", " : "", routes[i].method);
+		allow_add(allow, allowlen, routes[i].method);
+		if (strcmp(routes[i].method, "GET") == 0)
+			allow_add(allow, allowlen, "HEAD");
 	}
 	if (hit != NULL)
 		route_match(hit, url, param, n);
@@ -559,20 +572,27 @@ start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_POLL;
 	unsigned int pool = API_DAEMONS == 1 ? API_THREADS : 0;
+	struct MHD_OptionItem opt[4];
+	size_t n = 0;
 
 	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (s->tls_cert)
+	/* a pool of 0 or 1 is no pool, and libmicrohttpd warns about it on stderr */
+	if (pool > 1)
+		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, pool, NULL };
+	if (s->tls_cert) {
 		flags |= MHD_USE_TLS;
+		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert };
+		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
+	}
+	opt[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
 	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)(API_DAEMONS > 1),
-	    MHD_OPTION_THREAD_POOL_SIZE, pool,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(API_CONN_LIMIT / API_DAEMONS),
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-	    s->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->tls_cert,
-	    MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
+	    MHD_OPTION_ARRAY, opt,
 	    MHD_OPTION_END);
 }
 

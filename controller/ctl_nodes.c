@@ -220,11 +220,11 @@ ctl_node_remove(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(what, sizeof(what), "node %s", a->pos[0]);
 	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", a->pos[0], "") == -1)
 		return ctl_fail("%s: name too long", what);
-	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);
-	if (rc == CTL_EXIT_OK && !ctl_want_json(cl, a))
+	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);   /* 204 */
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_done("removed", a->pos[0], 1);
+	else if (rc == CTL_EXIT_OK)
 		printf("%s removed\n", a->pos[0]);
-	else if (rc == CTL_EXIT_OK && r.len > 0)
-		rc = ctl_json_print(r.body, r.len);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -69,4 +69,11 @@ char *ctl_fmt_usage(int64_t used, int64_t total, char *buf, size_t size);
  */
 int ctl_json_print(const char *json, size_t len);
 
+/*
+ * What --json prints for a request the controller answers without content
+ * (204): {"key": "value"} when quote, else {"key": value}, indented like a
+ * reply.  value is a name or id already checked (no character to escape).
+ */
+int ctl_json_done(const char *key, const char *value, int quote);
+
 #endif

@@ -396,11 +396,14 @@ ctl_placement_remove(struct ctl_client *cl, const struct ctl_args *a)
 {
 	struct ctl_reply r;
 	int rc = placement_call(cl, "placement remove", a->pos[0], "DELETE", "", &r);
+	char id[32];
 
+	/* 204; the id as a number, as the API has it ("007" is 7) */
+	snprintf(id, sizeof(id), "%ld", strtol(a->pos[0], NULL, 10));
 	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		printf("{\"removed\":%s}\n", a->pos[0]);
+		rc = ctl_json_done("removed", id, 0);
 	else if (rc == CTL_EXIT_OK)
-		printf("placement %s removed\n", a->pos[0]);
+		printf("placement %s removed\n", id);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -61,6 +61,11 @@ ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *req,
 		    "name", a->cluster);
 		return -1;
 	}
+	/* an admin or viewer token sees every cluster: naming one would mislead */
+	if (a->cluster != NULL && req->role != ROLE_BOOTSTRAP) {
+		snprintf(err, errlen, "token create: --cluster is for bootstrap tokens only");
+		return -1;
+	}
 	REPORT_SET(req->cluster, a->cluster);
 	if (a->accept && req->role != ROLE_BOOTSTRAP) {
 		snprintf(err, errlen, "token create: --accept is for bootstrap tokens only");
@@ -198,11 +203,11 @@ ctl_token_revoke(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(what, sizeof(what), "token %s", id);
 	if (ctl_path(cl, path, sizeof(path), "/v1/tokens/", id, "") == -1)
 		return ctl_fail("out of memory");
-	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);
-	if (rc == CTL_EXIT_OK && !ctl_want_json(cl, a))
+	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);   /* 204 */
+	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
+		rc = ctl_json_done("revoked", id, 1);
+	else if (rc == CTL_EXIT_OK)
 		printf("token %s revoked\n", id);
-	else if (rc == CTL_EXIT_OK && r.len > 0)
-		rc = ctl_json_print(r.body, r.len);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -32,8 +32,9 @@ static const struct ctl_cmd commands[] = {
 	  "and collection errors.\n",
 	  0, 1, 1, ctl_node_show },
 	{ "node history", "NODE [--since TIME] [--limit N]",
-	  "Show a node's samples, oldest first: memory used/total, power and the\n"
-	  "negotiated speed of each Thunderbolt port, as stored from its reports.\n"
+	  "Show a node's samples: memory, power, link speeds.\n"
+	  "Oldest first: memory used/total, power and the negotiated speed of each\n"
+	  "Thunderbolt port, as stored from its reports.\n"
 	  "  --since TIME      from this time (unix seconds, 2025-11-22T03:40:01Z) or\n"
 	  "                    this long ago (10m, 2h); default 1h\n"
 	  "  --limit N         at most N samples, the newest (default and most 10000)\n",
@@ -175,9 +176,9 @@ static const struct ctl_cmd commands[] = {
 	  "                    one agent enrol itself, as pending until accepted)\n"
 	  "  --ttl DURATION    lifetime: 90 (seconds), 3600s, 30m, 1h, 7d, 2w, 1h30m;\n"
 	  "                    default 1h for bootstrap, never expires for the others\n"
-	  "  --cluster NAME    bootstrap: the cluster the enrolled node joins\n"
+	  "  --cluster NAME    bootstrap only: the cluster the enrolled node joins\n"
 	  "  --label TEXT      a note shown by token list\n"
-	  "  --accept          bootstrap: pre-approved; the node it enrols (or\n"
+	  "  --accept          bootstrap only: pre-approved; the node it enrols (or\n"
 	  "                    re-enrols) is accepted at once, not left pending\n",
 	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL | CTL_OPT_ACCEPT, 0, 0,
 	  ctl_token_create },
@@ -305,11 +306,8 @@ static const char global_usage[] =
 "             COMMAND [ARGUMENTS]\n"
 "\n"
 "The command line of tbmesh: nodes, tokens, events, clusters and their\n"
-"wiring, over the HTTP API of tbcontrollerd.\n"
-"The command line of tbmesh: nodes, tokens, events, clusters, models and\n"
-"placements, over the HTTP API of tbcontrollerd.\n"
-"The command line of tbmesh: nodes, tokens, events, clusters and OS\n"
-"updates, over the HTTP API of tbcontrollerd.\n"
+"wiring, models and placements, and OS updates, over the HTTP API of\n"
+"tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 

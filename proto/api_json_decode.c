@@ -523,6 +523,21 @@ dec_accept(struct json_dec *d, const cJSON *root, enum token_role role, int *acc
 	return 0;
 }
 
+/*
+ * "cluster": the cluster a bootstrap token's node joins.  An admin or
+ * viewer token sees every cluster: one named for it would mislead.
+ */
+static int
+dec_token_cluster(struct json_dec *d, enum token_role role, const char *cluster)
+{
+	static const struct json_path p = { NULL, "cluster", 0 };
+
+	if (cluster[0] != '\0' && role != ROLE_BOOTSTRAP)
+		return json_dec_fail(d, &p, "only a bootstrap token names a cluster "
+		    "(admin and viewer tokens see every cluster)");
+	return 0;
+}
+
 int
 api_json_decode_token_request(const char *json, size_t len,
     struct api_token_request *out, char *err, size_t errlen)
@@ -539,6 +554,7 @@ api_json_decode_token_request(const char *json, size_t len,
 	    dec_ttl(&d, root, out->role, &out->ttl_seconds) == 0 &&
 	    dec_opt_str(&d, root, "cluster", out->cluster,
 	    sizeof(out->cluster), 1) == 0 &&
+	    dec_token_cluster(&d, out->role, out->cluster) == 0 &&
 	    dec_accept(&d, root, out->role, &out->accept) == 0)
 		rc = dec_opt_str(&d, root, "label", out->label,
 		    sizeof(out->label), 0);

@@ -50,7 +50,7 @@ expect 413 "too large" "an oversized body" "${N[@]}" --data-binary @"$TMP/big" "
 expect 404 "no such path" "an unknown route" "${A[@]}" "$CTRL_URL/v1/nope"
 expect 405 "not allowed" "a wrong method" "${A[@]}" -X PUT "$CTRL_URL/v1/nodes"
 allow=$(curl -s -D - -o /dev/null -X PUT "${A[@]}" "$CTRL_URL/v1/nodes" | tr -d '\r' | sed -n 's/^Allow: //Ip')
-check_eq "405 carries Allow" "GET" "$allow"
+check_eq "405 carries Allow (HEAD with GET)" "GET, HEAD" "$allow"
 expect 400 "reason" "cordon with a reason of the wrong type" "${A[@]}" --data-binary '{"reason": 5}' "$CTRL_URL/v1/nodes/mac1/cordon"
 expect 400 "reason" "cordon with no reason" "${A[@]}" --data-binary '{}' "$CTRL_URL/v1/nodes/mac1/cordon"
 expect 404 "no such node" "cordon of an unknown node" "${A[@]}" --data-binary '{"reason":"x"}' "$CTRL_URL/v1/nodes/mac9/cordon"

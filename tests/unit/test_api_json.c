@@ -341,6 +341,7 @@ test_token_request_valid(void **state)
 	request_round_trip(&req);
 	req.role = ROLE_VIEWER;
 	req.ttl_seconds = 0.5;
+	memset(req.cluster, 0, sizeof(req.cluster));
 	request_round_trip(&req);
 	assert_int_equal(api_json_decode_token_request(LEN("{\"role\":\"viewer\","
 	    "\"cluster\":\"\",\"label\":\"\",\"extra\":[1]}"), &got, err,
@@ -378,6 +379,13 @@ test_token_request_invalid(void **state)
 		    "\"-x\"}", "cluster: \"-x\"" NAME_RULE },
 		{ "{\"role\":\"admin\",\"cluster\":7}", "cluster: must be a "
 		    "string or null" },
+		/* admin and viewer tokens see every cluster: none is named */
+		{ "{\"role\":\"admin\",\"cluster\":\"studio4\"}", "cluster: only a "
+		    "bootstrap token names a cluster (admin and viewer tokens see "
+		    "every cluster)" },
+		{ "{\"role\":\"viewer\",\"ttl_seconds\":60,\"cluster\":\"studio4\"}",
+		    "cluster: only a bootstrap token names a cluster (admin and viewer "
+		    "tokens see every cluster)" },
 		{ "{\"role\":\"admin\",\"label\":true}", "label: must be a "
 		    "string or null" },
 		{ "[]", "the top level must be a JSON object" },

@@ -63,6 +63,11 @@ test_file_and_flags(void **state)
 	assert_string_equal(c.node, "mac1");
 	assert_string_equal(c.name, "x");
 	assert_true(c.interval == 7.0);
+	/* the scenario file must be there to read */
+	assert_int_equal(config_validate(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "scenario: s.json: No such file or directory");
+	free(c.scenario);
+	c.scenario = strdup(path);
 	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
 	config_free(&c);
 	unlink(path);
@@ -119,6 +124,44 @@ test_validate(void **state)
 	config_free(&c);
 }
 
+/* What the daemon could not use is refused by -n, not found out later. */
+static void
+test_validate_paths_and_name(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *opt, *value, *err;
+	} bad[] = {
+		{ "--ca-file", "/nonexistent/ca.pem", "ca-file: /nonexistent/ca.pem: No such file "
+		    "or directory" },
+		{ "--ca-file", "/tmp", "ca-file: /tmp: is a directory" },
+		{ "--scenario", "/nonexistent.json", "scenario: /nonexistent.json: No such file or "
+		    "directory" },
+		{ "--root", "/nonexistent", "root: /nonexistent: No such file or directory" },
+		{ "--root", "/dev/null", "root: /dev/null: not a directory" },
+		{ "--name", "my mac", "name: \"my mac\" is not a node name the controller takes (1 "
+		    "to 63 letters, digits, '.', '_' or '-', not starting with '.' or '-')" },
+		{ "--name", "", "name: \"\" is not a node name" },
+		{ "--name", "-x", "name: \"-x\" is not a node name" },
+	};
+	struct agent_config c;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "tbagentd", (char *)bad[i].opt, (char *)bad[i].value, NULL };
+
+		assert_int_equal(config_load(&c, 3, argv, err, sizeof(err)), 0);
+		assert_int_equal(config_validate(&c, err, sizeof(err)), -1);
+		assert_memory_equal(err, bad[i].err, strlen(bad[i].err));
+		config_free(&c);
+	}
+	char *good[] = { "tbagentd", "--root", "/", "--ca-file", "/dev/null", "--name", "mac-1.lab",
+		NULL };
+	assert_int_equal(config_load(&c, 7, good, err, sizeof(err)), 0);
+	assert_int_equal(config_validate(&c, err, sizeof(err)), 0);
+	config_free(&c);
+}
+
 int
 main(void)
 {
@@ -127,6 +170,7 @@ main(void)
 		cmocka_unit_test(test_file_and_flags),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_validate_paths_and_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

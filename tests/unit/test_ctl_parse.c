@@ -438,13 +438,17 @@ test_token_request(void **state)
 	assert_true(isnan(req.ttl_seconds));
 	a.role = "viewer";
 	a.ttl = "7d";
-	a.cluster = "lab";
 	a.label = "grafana";
 	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), 0);
 	assert_int_equal(req.role, ROLE_VIEWER);
 	assert_true(req.ttl_seconds == 7 * 86400);
-	assert_string_equal(req.cluster, "lab");
+	assert_string_equal(req.cluster, "");
 	assert_string_equal(req.label, "grafana");
+	a.role = "bootstrap";
+	a.cluster = "lab";
+	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), 0);
+	assert_int_equal(req.role, ROLE_BOOTSTRAP);
+	assert_string_equal(req.cluster, "lab");
 	assert_int_equal(req.accept, 0);
 	memset(&a, 0, sizeof(a));
 	a.accept = 1;
@@ -482,6 +486,14 @@ test_token_request_errors(void **state)
 	a.accept = 1;
 	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), -1);
 	assert_string_equal(err, "token create: --accept is for bootstrap tokens only");
+	/* admin and viewer tokens see every cluster: --cluster would mislead */
+	a.accept = 0;
+	a.cluster = "studio4";
+	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), -1);
+	assert_string_equal(err, "token create: --cluster is for bootstrap tokens only");
+	a.role = "viewer";
+	assert_int_equal(ctl_token_request_parse(&a, &req, err, sizeof(err)), -1);
+	assert_string_equal(err, "token create: --cluster is for bootstrap tokens only");
 }
 
 static void
