@@ -29,7 +29,7 @@ expect() {
 	local code
 	code=$(curl -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 "$@")
 	check_eq "$what: status" "$want" "$code"
-	if jq -e --arg w "$words" '.error | ascii_downcase | contains($w)' "$TMP/resp.json" >/dev/null 2>&1; then
+	if jq_true "$TMP/resp.json" ".error | ascii_downcase | contains(\"$words\")"; then
 		ok "$what: the error says \"$words\""
 	else
 		not_ok "$what: error lacks \"$words\": $(head -c 300 "$TMP/resp.json")"

@@ -74,6 +74,7 @@ check_eq "it is active, no longer marked by the rollout" "active|" \
 bg_start "$TMP/ctl-final.log" "$BIN/tbcontrollerd" "${OPTS[@]}"
 wait_for "controller" 10 grep -q 'listening on' "$TMP/ctl-final.log"
 wait_for "three ready nodes" 20 sh -c "$CTL nodes --json | jq -e '[.nodes[] | select(.state == \"ready\" and .os_build == \"25D125\")] | length == 3'"
-check "the three nodes are ready on 25D125, uncordoned" sh -c \
-	"$CTL nodes --json | jq -e '[.nodes[] | select(.state == \"ready\" and .os_build == \"25D125\")] | length == 3'"
+"$CTL" nodes --json >"$TMP/final-nodes.json"
+check_jq "the three nodes are ready on 25D125, uncordoned" "$TMP/final-nodes.json" \
+	'[.nodes[] | select(.state == "ready" and .os_build == "25D125")] | length == 3' 
 done_testing

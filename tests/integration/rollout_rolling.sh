@@ -36,8 +36,8 @@ while [ $SECONDS -lt $deadline ]; do
 	[ "$out" -gt "$maxout" ] && maxout=$out
 	[ "$down" -gt "$maxout" ] && maxout=$down
 	# mac1 updated, mac4 not yet: no RDMA peers across the two builds
-	if [ -z "${mixed:-}" ] && jq -e '(.nodes[] | select(.node == "mac1") | .step == "done") and (.nodes[] | select(.node == "mac4") | .step == "pending")' "$TMP/ro.json" >/dev/null &&
-		"$CTL" nodes --json | jq -e '.nodes[] | select(.name == "mac1") | .os_build == "25D125"' >/dev/null; then
+	if [ -z "${mixed:-}" ] && jq_true "$TMP/ro.json" '(.nodes[] | select(.node == "mac1") | .step == "done") and (.nodes[] | select(.node == "mac4") | .step == "pending")' &&
+		"$CTL" nodes --json | jq_true - '.nodes[] | select(.name == "mac1") | .os_build == "25D125"'; then
 		"$CTL" place llama-3.3-70b:4bit --strategy tensor --nodes mac1,mac4 >/dev/null 2>"$TMP/mixed.err"
 		mixed=$?
 		"$CTL" place llama-3.3-70b:4bit --nodes mac1,mac4 --strategy pipeline --json >"$TMP/mixed.json" 2>&1

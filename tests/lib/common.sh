@@ -66,9 +66,13 @@ check_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
 }
 
-# check_jq DESCRIPTION FILE FILTER: passes when jq -e FILTER is true on FILE.
+# jq_true FILE FILTER: FILTER is true on FILE ("-": stdin), which must hold
+# exactly one JSON value (jq -e alone passes an empty input).
+jq_true() { jq -e -s "length == 1 and (.[0] | $2)" "$1" >/dev/null 2>&1; }
+
+# check_jq DESCRIPTION FILE FILTER: passes when jq_true FILE FILTER.
 check_jq() {
-	if jq -e "$3" "$2" >/dev/null 2>&1; then ok "$1"
+	if jq_true "$2" "$3"; then ok "$1"
 	else not_ok "$1: jq '$3' is not true on $2"; head -c 2000 "$2"; echo; fi
 }
 
