@@ -97,22 +97,29 @@ wmon_fingerprint(const struct report *r)
 	return h ? h : 1;   /* 0 means "none yet" */
 }
 
-/* ---- the cache: open addressing on the node's name ---- */
+/* ---- the cache: open addressing on the node's name, entries by pointer ---- */
+
+static size_t
+home_of(const struct wmon *m, const char *name)
+{
+	return (size_t)fnv_str(FNV_OFFSET, name) & (m->cap - 1);
+}
 
 static size_t
 slot_of(const struct wmon *m, const char *name)
 {
-	size_t i = (size_t)fnv_str(FNV_OFFSET, name) & (m->cap - 1);
+	size_t i = home_of(m, name);
 
-	while (m->slots[i].name[0] && strcmp(m->slots[i].name, name) != 0)
+	while (m->slots[i] != NULL && strcmp(m->slots[i]->name, name) != 0)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
 
+/* Twice the slots; only pointers move (a node is allocated once). */
 static int
 grow(struct wmon *m)
 {
-	struct wmon_node *old = m->slots;
+	struct wmon_node **old = m->slots;
 	size_t oldcap = m->cap;
 
 	m->cap = oldcap ? oldcap * 2 : 64;
@@ -122,8 +129,8 @@ grow(struct wmon *m)
 		return -1;
 	}
 	for (size_t k = 0; k < oldcap; k++)
-		if (old[k].name[0])
-			m->slots[slot_of(m, old[k].name)] = old[k];
+		if (old[k] != NULL)
+			m->slots[slot_of(m, old[k]->name)] = old[k];
 	free(old);
 	return 0;
 }
@@ -132,13 +139,14 @@ grow(struct wmon *m)
 struct wmon_node *
 wmon_node_get(struct wmon *m, const char *name, int create)
 {
+	struct wmon_node *e;
 	size_t i;
 
 	if (m->cap == 0 && (!create || grow(m) == -1))
 		return NULL;
 	i = slot_of(m, name);
-	if (m->slots[i].name[0])
-		return &m->slots[i];
+	if (m->slots[i] != NULL)
+		return m->slots[i];
 	if (!create)
 		return NULL;
 	if ((m->used + 1) * 2 > m->cap) {
@@ -146,9 +154,42 @@ wmon_node_get(struct wmon *m, const char *name, int create)
 			return NULL;
 		i = slot_of(m, name);
 	}
-	snprintf(m->slots[i].name, sizeof(m->slots[i].name), "%s", name);
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	m->slots[i] = e;
 	m->used++;
-	return &m->slots[i];
+	return e;
+}
+
+/* e's wiring changed: on the dirty list once, and the thread woken; mu held. */
+void
+wmon_node_mark(struct wmon *m, struct wmon_node *e)
+{
+	if (!e->dirty) {
+		e->dirty = 1;
+		e->next_dirty = m->dirty_head;
+		m->dirty_head = e;
+	}
+	m->dirty = 1;
+	pthread_cond_signal(&m->cv);
+}
+
+/* Take e off the dirty list (it is being removed); mu held. */
+static void
+unmark(struct wmon *m, struct wmon_node *e)
+{
+	struct wmon_node **pp;
+
+	if (!e->dirty)
+		return;
+	for (pp = &m->dirty_head; *pp != NULL; pp = &(*pp)->next_dirty)
+		if (*pp == e) {
+			*pp = e->next_dirty;
+			break;
+		}
+	e->dirty = 0;
+	e->next_dirty = NULL;
 }
 
 /* Store r's wiring for node when its fingerprint fp is new; mu held. */
@@ -161,9 +202,7 @@ store_locked(struct wmon *m, const char *node, const struct report *r, uint64_t 
 		return;
 	wiring_node_from_report(&e->wn, node, NODE_READY, r, 0, 0, 0);
 	e->fp = fp;
-	e->dirty = 1;
-	m->dirty = 1;
-	pthread_cond_signal(&m->cv);
+	wmon_node_mark(m, e);
 }
 
 void
@@ -219,9 +258,7 @@ wmon_apply(struct wmon *m, struct wmon_staged *st)
 	if ((e = wmon_node_get(m, st->node, 1)) != NULL && e->fp != st->fp) {
 		e->wn = st->wn;
 		e->fp = st->fp;
-		e->dirty = 1;
-		m->dirty = 1;
-		pthread_cond_signal(&m->cv);
+		wmon_node_mark(m, e);
 	}
 	pthread_mutex_unlock(&m->mu);
 	free(st);
@@ -241,21 +278,23 @@ wmon_forget(struct wmon *m, const char *node)
 	if (m == NULL)
 		return;
 	pthread_mutex_lock(&m->mu);
-	if (m->cap == 0 || !m->slots[i = slot_of(m, node)].name[0]) {
+	if (m->cap == 0 || m->slots[i = slot_of(m, node)] == NULL) {
 		pthread_mutex_unlock(&m->mu);
 		return;
 	}
-	/* open addressing: pull later entries of the run back over the hole */
-	memset(&m->slots[i], 0, sizeof(m->slots[i]));
+	unmark(m, m->slots[i]);
+	free(m->slots[i]);
+	m->slots[i] = NULL;
 	m->used--;
-	for (j = (i + 1) & (m->cap - 1); m->slots[j].name[0]; j = (j + 1) & (m->cap - 1)) {
-		size_t home = (size_t)fnv_str(FNV_OFFSET, m->slots[j].name) & (m->cap - 1);
+	/* open addressing: pull later entries of the run back over the hole */
+	for (j = (i + 1) & (m->cap - 1); m->slots[j] != NULL; j = (j + 1) & (m->cap - 1)) {
+		size_t home = home_of(m, m->slots[j]->name);
 
 		/* j stays unless its home lies cyclically outside (i, j] */
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
 		m->slots[i] = m->slots[j];
-		memset(&m->slots[j], 0, sizeof(m->slots[j]));
+		m->slots[j] = NULL;
 		i = j;
 	}
 	m->touched = 1;
@@ -368,8 +407,8 @@ member_node(struct wmon *m, const struct api_node *a, double now, struct wiring_
 
 	int have;
 
-	/* e points into the table, which another thread's grow() may free:
-	 * everything read from it is read under the lock */
+	/* another thread's wmon_forget() may free e: everything read from it
+	 * is read under the lock */
 	pthread_mutex_lock(&m->mu);
 	e = wmon_node_get(m, a->name, 0);
 	have = e != NULL && e->fp != 0;
@@ -545,6 +584,8 @@ wmon_free(struct wmon *m)
 {
 	if (m == NULL)
 		return;
+	for (size_t k = 0; k < m->cap; k++)
+		free(m->slots[k]);
 	free(m->slots);
 	for (int k = 0; k < m->n_states; k++)
 		free(m->states[k].links);
