@@ -81,6 +81,12 @@ test_check(void **state)
 	registry_free(reg);
 }
 
+static int
+is_state(const struct lc_node *lc, void *arg)
+{
+	return lc->state == *(const enum node_state *)arg;
+}
+
 static void
 test_nodes(void **state)
 {
@@ -115,6 +121,16 @@ test_nodes(void **state)
 	free(all);
 	registry_count_states(reg, counts);
 	assert_int_equal(counts[NODE_READY] + counts[NODE_CORDONED], 666);
+	/* only the selected names come back: the ready ones left, odd i */
+	api_name *names;
+	enum node_state ready = NODE_READY;
+	assert_int_equal(registry_select(reg, is_state, &ready, &names, &cnt), 0);
+	assert_int_equal(cnt, counts[NODE_READY]);
+	for (int i = 0; i < cnt; i++) {
+		int k = atoi(names[i] + 4);
+		assert_true(k % 2 == 1 && k % 3 != 0);
+	}
+	free(names);
 	struct lc_node lc = { .state = NODE_DOWN };
 	registry_set_lc(reg, "node0001", &lc);
 	assert_int_equal(registry_get_node(reg, "node0001", &got), 0);
