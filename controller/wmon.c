@@ -135,13 +135,18 @@ grow(struct wmon *m)
 	return 0;
 }
 
-/* The entry for name, created when absent; mu held.  NULL out of memory. */
-struct wmon_node *
-wmon_node_get(struct wmon *m, const char *name, int create)
+/*
+ * The entry for name; when absent and create, fresh (if not NULL, and
+ * named name) becomes it, else a new one is allocated.  mu held.  NULL when absent or out of
+ * memory.  *took tells whether fresh was kept.
+ */
+static struct wmon_node *
+node_put(struct wmon *m, const char *name, int create, struct wmon_node *fresh, int *took)
 {
 	struct wmon_node *e;
 	size_t i;
 
+	*took = 0;
 	if (m->cap == 0 && (!create || grow(m) == -1))
 		return NULL;
 	i = slot_of(m, name);
@@ -154,12 +159,26 @@ wmon_node_get(struct wmon *m, const char *name, int create)
 			return NULL;
 		i = slot_of(m, name);
 	}
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if ((e = fresh) != NULL) {       /* named name already */
+		e->dirty = 0;
+		e->next_dirty = NULL;
+		*took = 1;
+	} else if ((e = calloc(1, sizeof(*e))) == NULL)
 		return NULL;
-	snprintf(e->name, sizeof(e->name), "%s", name);
+	else
+		snprintf(e->name, sizeof(e->name), "%s", name);
 	m->slots[i] = e;
 	m->used++;
 	return e;
+}
+
+/* The entry for name, created when absent; mu held.  NULL out of memory. */
+struct wmon_node *
+wmon_node_get(struct wmon *m, const char *name, int create)
+{
+	int took;
+
+	return node_put(m, name, create, NULL, &took);
 }
 
 /* e's wiring changed: on the dirty list once, and the thread woken; mu held. */
@@ -217,10 +236,9 @@ wmon_report(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* A staged wiring is the cache's entry to be: a new node's goes in as it is. */
 struct wmon_staged {
-	api_name node;
-	uint64_t fp;
-	struct wiring_node wn;
+	struct wmon_node e;
 };
 
 struct wmon_staged *
@@ -239,29 +257,37 @@ wmon_stage(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 	if (same || (st = malloc(sizeof(*st))) == NULL)
 		return NULL;
-	snprintf(st->node, sizeof(st->node), "%s", node);
-	st->fp = fp;
-	wiring_node_from_report(&st->wn, node, NODE_READY, r, 0, 0, 0);
+	snprintf(st->e.name, sizeof(st->e.name), "%s", node);
+	st->e.fp = fp;
+	st->e.dirty = 0;
+	st->e.next_dirty = NULL;
+	wiring_node_from_report(&st->e.wn, node, NODE_READY, r, 0, 0, 0);
 	return st;
 }
 
+/* On the writer thread: a new node's staged entry is kept, not copied. */
 void
 wmon_apply(struct wmon *m, struct wmon_staged *st)
 {
 	struct wmon_node *e;
+	int took = 0;
 
 	if (m == NULL || st == NULL) {
 		free(st);
 		return;
 	}
 	pthread_mutex_lock(&m->mu);
-	if ((e = wmon_node_get(m, st->node, 1)) != NULL && e->fp != st->fp) {
-		e->wn = st->wn;
-		e->fp = st->fp;
+	if ((e = node_put(m, st->e.name, 1, &st->e, &took)) != NULL &&
+	    (took || e->fp != st->e.fp)) {
+		if (!took) {
+			e->wn = st->e.wn;
+			e->fp = st->e.fp;
+		}
 		wmon_node_mark(m, e);
 	}
 	pthread_mutex_unlock(&m->mu);
-	free(st);
+	if (!took)
+		free(st);
 }
 
 void
