@@ -99,18 +99,20 @@ wmon_fingerprint(const struct report *r)
 
 /* ---- the cache: open addressing on the node's name, entries by pointer ---- */
 
-static size_t
-home_of(const struct wmon *m, const char *name)
+static uint64_t
+name_hash(const char *name)
 {
-	return (size_t)fnv_str(FNV_OFFSET, name) & (m->cap - 1);
+	return fnv_str(FNV_OFFSET, name);
 }
 
+/* The slot of name (hash h): its entry's, or the empty one where it would go. */
 static size_t
-slot_of(const struct wmon *m, const char *name)
+slot_of(const struct wmon *m, const char *name, uint64_t h)
 {
-	size_t i = home_of(m, name);
+	size_t i = (size_t)h & (m->cap - 1);
 
-	while (m->slots[i] != NULL && strcmp(m->slots[i]->name, name) != 0)
+	while (m->slots[i].e != NULL &&
+	    (m->slots[i].h != h || strcmp(m->slots[i].e->name, name) != 0))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -119,7 +121,7 @@ slot_of(const struct wmon *m, const char *name)
 static int
 grow(struct wmon *m)
 {
-	struct wmon_node **old = m->slots;
+	struct wmon_slot *old = m->slots;
 	size_t oldcap = m->cap;
 
 	m->cap = oldcap ? oldcap * 2 : 64;
@@ -129,8 +131,8 @@ grow(struct wmon *m)
 		return -1;
 	}
 	for (size_t k = 0; k < oldcap; k++)
-		if (old[k] != NULL)
-			m->slots[slot_of(m, old[k]->name)] = old[k];
+		if (old[k].e != NULL)
+			m->slots[slot_of(m, old[k].e->name, old[k].h)] = old[k];
 	free(old);
 	return 0;
 }
@@ -144,20 +146,21 @@ static struct wmon_node *
 node_put(struct wmon *m, const char *name, int create, struct wmon_node *fresh, int *took)
 {
 	struct wmon_node *e;
+	uint64_t h = name_hash(name);
 	size_t i;
 
 	*took = 0;
 	if (m->cap == 0 && (!create || grow(m) == -1))
 		return NULL;
-	i = slot_of(m, name);
-	if (m->slots[i] != NULL)
-		return m->slots[i];
+	i = slot_of(m, name, h);
+	if (m->slots[i].e != NULL)
+		return m->slots[i].e;
 	if (!create)
 		return NULL;
 	if ((m->used + 1) * 2 > m->cap) {
 		if (grow(m) == -1)
 			return NULL;
-		i = slot_of(m, name);
+		i = slot_of(m, name, h);
 	}
 	if ((e = fresh) != NULL) {       /* named name already */
 		e->dirty = 0;
@@ -167,7 +170,8 @@ node_put(struct wmon *m, const char *name, int create, struct wmon_node *fresh, 
 		return NULL;
 	else
 		snprintf(e->name, sizeof(e->name), "%s", name);
-	m->slots[i] = e;
+	m->slots[i].h = h;
+	m->slots[i].e = e;
 	m->used++;
 	return e;
 }
@@ -304,23 +308,23 @@ wmon_forget(struct wmon *m, const char *node)
 	if (m == NULL)
 		return;
 	pthread_mutex_lock(&m->mu);
-	if (m->cap == 0 || m->slots[i = slot_of(m, node)] == NULL) {
+	if (m->cap == 0 || m->slots[i = slot_of(m, node, name_hash(node))].e == NULL) {
 		pthread_mutex_unlock(&m->mu);
 		return;
 	}
-	unmark(m, m->slots[i]);
-	free(m->slots[i]);
-	m->slots[i] = NULL;
+	unmark(m, m->slots[i].e);
+	free(m->slots[i].e);
+	memset(&m->slots[i], 0, sizeof(m->slots[i]));
 	m->used--;
 	/* open addressing: pull later entries of the run back over the hole */
-	for (j = (i + 1) & (m->cap - 1); m->slots[j] != NULL; j = (j + 1) & (m->cap - 1)) {
-		size_t home = home_of(m, m->slots[j]->name);
+	for (j = (i + 1) & (m->cap - 1); m->slots[j].e != NULL; j = (j + 1) & (m->cap - 1)) {
+		size_t home = (size_t)m->slots[j].h & (m->cap - 1);
 
 		/* j stays unless its home lies cyclically outside (i, j] */
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
 		m->slots[i] = m->slots[j];
-		m->slots[j] = NULL;
+		memset(&m->slots[j], 0, sizeof(m->slots[j]));
 		i = j;
 	}
 	m->touched = 1;
@@ -611,7 +615,7 @@ wmon_free(struct wmon *m)
 	if (m == NULL)
 		return;
 	for (size_t k = 0; k < m->cap; k++)
-		free(m->slots[k]);
+		free(m->slots[k].e);
 	free(m->slots);
 	for (int k = 0; k < m->n_states; k++)
 		free(m->states[k].links);

@@ -18,6 +18,12 @@ struct wmon_node {
 	struct wiring_node wn;
 };
 
+/* A slot of the cache's table: the name's hash spares reading other nodes. */
+struct wmon_slot {
+	uint64_t h;
+	struct wmon_node *e;
+};
+
 /* What the last pass concluded about a cluster (for events and metrics). */
 struct wmon_link_state {
 	wiring_text expected;          /* stable across checks: the key */
@@ -38,7 +44,7 @@ struct wmon {
 	struct ctrl *c;
 	pthread_mutex_t mu;            /* everything below */
 	pthread_cond_t cv;
-	struct wmon_node **slots;      /* open addressing on the name; NULL empty */
+	struct wmon_slot *slots;       /* open addressing on the name; e NULL: empty */
 	size_t cap, used;
 	struct wmon_node *dirty_head;  /* the nodes whose wiring changed */
 	int dirty;                     /* some node's wiring changed */

@@ -33,6 +33,19 @@ test_tokens(void **state)
 	tok[30] = tok[30] == 'A' ? 'B' : 'A';
 	assert_int_equal(auth_token_parse(tok, id2, h2), 0);
 	assert_false(auth_hash_equal(h, h2));
+	/* a character outside the id's lowercase hex or the secret's base64url */
+	char bad[API_TOKEN_MAX + 1];
+	const struct { int at; char c; } subs[] = { { 4, 'A' }, { 15, 'g' }, { 10, ':' },
+		{ 17, '+' }, { 40, '/' }, { 59, '=' }, { 30, ' ' } };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		memcpy(bad, tok, sizeof(bad));
+		bad[subs[i].at] = subs[i].c;
+		assert_int_equal(auth_token_parse(bad, id2, h2), -1);
+	}
+	memcpy(bad, tok, sizeof(bad));
+	bad[17] = '-';
+	bad[59] = '_';
+	assert_int_equal(auth_token_parse(bad, id2, h2), 0);
 	assert_int_equal(auth_token_parse("tbm_short", id2, h2), -1);
 	assert_int_equal(auth_token_parse("", id2, h2), -1);
 	assert_int_equal(auth_token_parse(NULL, id2, h2), -1);
