@@ -4,6 +4,7 @@
  * 204 once it is committed).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,30 @@
  * raw control character inside a string (JSON forbids them; the parser
  * lets them through).  Returns the offset of the first offence, or -1.
  */
+static int
+has_control(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t w, acc = 0;
+	size_t i = 0;
+
+	/* a byte below 0x20 sets its high bit in (w - 0x20..) & ~w, and only such a byte does */
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		acc |= (w - ones * 0x20) & ~w & highs;
+	}
+	for (; i < n; i++)
+		acc |= (unsigned char)s[i] < 0x20;
+	return acc != 0;
+}
+
 static long
 raw_control_at(const char *s, size_t n)
 {
 	int in_str = 0;
 
+	if (!has_control(s, n))   /* the usual report: no byte below 0x20 at all */
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c == '\0')

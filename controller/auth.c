@@ -78,6 +78,20 @@ auth_token_new(char id[API_TOKEN_ID_LEN + 1], char token[API_TOKEN_MAX + 1],
 	return rc;
 }
 
+/* Character classes without a search of the alphabet (every request parses a token). */
+static int
+is_hex_lower(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+static int
+is_b64url(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	    c == '-' || c == '_';
+}
+
 int
 auth_token_parse(const char *token, char id[API_TOKEN_ID_LEN + 1], uint8_t hash[AUTH_HASH_LEN])
 {
@@ -85,11 +99,11 @@ auth_token_parse(const char *token, char id[API_TOKEN_ID_LEN + 1], uint8_t hash[
 	    strncmp(token, "tbm_", 4) != 0 || token[4 + API_TOKEN_ID_LEN] != '_')
 		return -1;
 	for (int i = 0; i < API_TOKEN_ID_LEN; i++)
-		if (strchr("0123456789abcdef", token[4 + i]) == NULL || token[4 + i] == '\0')
+		if (!is_hex_lower(token[4 + i]))
 			return -1;
 	const char *secret = token + 4 + API_TOKEN_ID_LEN + 1;
 	for (int i = 0; i < SECRET_LEN; i++)
-		if (strchr(b64url, secret[i]) == NULL || secret[i] == '\0')
+		if (!is_b64url(secret[i]))
 			return -1;
 	memcpy(id, token + 4, API_TOKEN_ID_LEN);
 	id[API_TOKEN_ID_LEN] = '\0';

@@ -4,8 +4,10 @@
  */
 #include "ingest.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ struct ingest {
 	pthread_cond_t cv;
 	struct ingest_item *head, *tail;
 	int n, stopping;
+	int lingering;               /* the writer waits for a fuller batch */
 	pthread_mutex_t free_mu;
 	struct ingest_item *free;    /* items to reuse, at most INGEST_QUEUE_MAX */
 	int nfree;
@@ -77,7 +80,8 @@ ingest_submit(struct ingest *in, struct ingest_item *it)
 		in->head = it;
 	in->tail = it;
 	in->n++;
-	pthread_cond_signal(&in->cv);
+	if (!in->lingering || in->n >= INGEST_LINGER_BATCH)
+		pthread_cond_signal(&in->cv);
 	pthread_mutex_unlock(&in->mu);
 	return 0;
 }
@@ -182,6 +186,31 @@ write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 	free(lcs);
 }
 
+/*
+ * A few reports queued: give the others on their way INGEST_LINGER_US to
+ * join the batch, since a commit costs much the same for 5 reports as for
+ * 50 (its sync above all).  in->mu held.
+ */
+static void
+linger(struct ingest *in)
+{
+	struct timespec ts;
+
+	if (in->stopping || in->n >= INGEST_LINGER_BATCH)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += INGEST_LINGER_US * 1000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	in->lingering = 1;
+	while (!in->stopping && in->n < INGEST_LINGER_BATCH &&
+	    pthread_cond_timedwait(&in->cv, &in->mu, &ts) != ETIMEDOUT)
+		;
+	in->lingering = 0;
+}
+
 static void *
 writer(void *arg)
 {
@@ -195,6 +224,7 @@ writer(void *arg)
 			pthread_mutex_unlock(&in->mu);
 			return NULL;
 		}
+		linger(in);
 		struct ingest_item *batch = in->head, *last = batch;
 		int n = 1;
 		while (last->next != NULL && n < INGEST_BATCH_MAX) {

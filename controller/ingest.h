@@ -16,6 +16,8 @@
 
 #define INGEST_QUEUE_MAX 4096
 #define INGEST_BATCH_MAX 1024
+#define INGEST_LINGER_BATCH 64   /* fewer queued: the writer waits a little for more */
+#define INGEST_LINGER_US 1000
 
 struct ctrl;
 struct ingest;

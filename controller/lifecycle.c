@@ -116,17 +116,22 @@ lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double
 	}
 }
 
+int
+lc_tick_due(const struct lc_node *n, double now, double unreachable_after)
+{
+	return n->state == NODE_READY && !isnan(n->last_report_at) &&
+	    now - n->last_report_at > unreachable_after;
+}
+
 void
 lc_on_tick(const struct lc_node *n, double now, double unreachable_after, struct lc_result *out)
 {
 	char reason[96];
 
 	result_init(n, out);
-	if (n->state != NODE_READY || isnan(n->last_report_at))
+	if (!lc_tick_due(n, now, unreachable_after))
 		return;
 	double age = now - n->last_report_at;
-	if (age <= unreachable_after)
-		return;
 	snprintf(reason, sizeof(reason), "no report for %.0f s", age);
 	transition(n, out, NODE_UNREACHABLE, reason);
 }

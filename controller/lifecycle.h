@@ -94,6 +94,8 @@ void lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, d
 /* Time passed. */
 void lc_on_tick(const struct lc_node *n, double now, double unreachable_after,
     struct lc_result *out);
+/* Would lc_on_tick change n?  (A cheap test to pick the nodes to tick.) */
+int lc_tick_due(const struct lc_node *n, double now, double unreachable_after);
 
 /*
  * An operator's command.  Returns 0 and fills *out, or -1 with the reason it

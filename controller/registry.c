@@ -276,6 +276,38 @@ registry_nodes(struct registry *reg, struct reg_node **out, int *n)
 	return *out != NULL ? 0 : -1;
 }
 
+int
+registry_select(struct registry *reg, int (*pred)(const struct lc_node *, void *), void *arg,
+    api_name **out, int *n)
+{
+	api_name *v = NULL, *nv;
+	int k = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	pthread_rwlock_rdlock(&reg->lock);
+	for (size_t i = 0; i < reg->nodes.cap; i++) {
+		const struct reg_node *rn = reg->nodes.slot[i];
+
+		if (rn == NULL || !pred(&rn->lc, arg))
+			continue;
+		if (k == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((nv = realloc(v, (size_t)cap * sizeof(*v))) == NULL) {
+				pthread_rwlock_unlock(&reg->lock);
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		memcpy(v[k++], rn->name, sizeof(api_name));
+	}
+	pthread_rwlock_unlock(&reg->lock);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 void
 registry_count_states(struct registry *reg, int counts[NODE_STATE_COUNT])
 {

@@ -61,6 +61,12 @@ void registry_set_lc(struct registry *reg, const char *name, const struct lc_nod
 
 /* Snapshot of all nodes (malloc'd; free it). */
 int registry_nodes(struct registry *reg, struct reg_node **out, int *n);
+/*
+ * The names of the nodes whose lifecycle view pred accepts (malloc'd; free
+ * it), without copying the others: pred runs under the registry's lock.
+ */
+int registry_select(struct registry *reg, int (*pred)(const struct lc_node *, void *),
+    void *arg, api_name **out, int *n);
 /* How many nodes are in each state. */
 void registry_count_states(struct registry *reg, int counts[NODE_STATE_COUNT]);
 

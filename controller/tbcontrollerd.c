@@ -450,28 +450,45 @@ ensure_admin_token(struct ctrl *c, const char *path)
 	return register_admin(c, id, hash, "made at first start");
 }
 
-/* Apply a lifecycle result: store it, record its events, update the registry.  inv_mu held. */
+struct tick_arg {
+	double now, unreachable_after;
+};
+
+static int
+tick_due(const struct lc_node *lc, void *arg)
+{
+	const struct tick_arg *ta = arg;
+
+	return lc_tick_due(lc, ta->now, ta->unreachable_after);
+}
+
+/*
+ * Time passed: the nodes it changes (picked under the registry's lock,
+ * without copying the others), each decided again on what is current under
+ * inv_mu, stored, with its events, and the registry updated.
+ */
 static void
 tick_once(struct ctrl *c, double now)
 {
-	struct reg_node *nodes;
+	struct tick_arg ta = { .now = now, .unreachable_after = c->unreachable_after };
+	api_name *names;
 	int n;
 
-	if (registry_nodes(c->reg, &nodes, &n) == -1)
+	if (registry_select(c->reg, tick_due, &ta, &names, &n) == -1)
 		return;
 	for (int i = 0; i < n; i++) {
 		struct lc_result res;
 		struct reg_node cur;
 		/* decide on what is current under the lock, so a command in between wins */
 		pthread_mutex_lock(&c->inv_mu);
-		if (registry_get_node(c->reg, nodes[i].name, &cur) == 0) {
+		if (registry_get_node(c->reg, names[i], &cur) == 0) {
 			lc_on_tick(&cur.lc, now, c->unreachable_after, &res);
 			if (res.changed)
 				ctrl_apply(c, &cur, &res, now, "controller");
 		}
 		pthread_mutex_unlock(&c->inv_mu);
 	}
-	free(nodes);
+	free(names);
 }
 
 static void *

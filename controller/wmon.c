@@ -97,22 +97,31 @@ wmon_fingerprint(const struct report *r)
 	return h ? h : 1;   /* 0 means "none yet" */
 }
 
-/* ---- the cache: open addressing on the node's name ---- */
+/* ---- the cache: open addressing on the node's name, entries by pointer ---- */
 
-static size_t
-slot_of(const struct wmon *m, const char *name)
+static uint64_t
+name_hash(const char *name)
 {
-	size_t i = (size_t)fnv_str(FNV_OFFSET, name) & (m->cap - 1);
+	return fnv_str(FNV_OFFSET, name);
+}
 
-	while (m->slots[i].name[0] && strcmp(m->slots[i].name, name) != 0)
+/* The slot of name (hash h): its entry's, or the empty one where it would go. */
+static size_t
+slot_of(const struct wmon *m, const char *name, uint64_t h)
+{
+	size_t i = (size_t)h & (m->cap - 1);
+
+	while (m->slots[i].e != NULL &&
+	    (m->slots[i].h != h || strcmp(m->slots[i].e->name, name) != 0))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
 
+/* Twice the slots; only pointers move (a node is allocated once). */
 static int
 grow(struct wmon *m)
 {
-	struct wmon_node *old = m->slots;
+	struct wmon_slot *old = m->slots;
 	size_t oldcap = m->cap;
 
 	m->cap = oldcap ? oldcap * 2 : 64;
@@ -122,33 +131,88 @@ grow(struct wmon *m)
 		return -1;
 	}
 	for (size_t k = 0; k < oldcap; k++)
-		if (old[k].name[0])
-			m->slots[slot_of(m, old[k].name)] = old[k];
+		if (old[k].e != NULL)
+			m->slots[slot_of(m, old[k].e->name, old[k].h)] = old[k];
 	free(old);
 	return 0;
+}
+
+/*
+ * The entry for name; when absent and create, fresh (if not NULL, and
+ * named name) becomes it, else a new one is allocated.  mu held.  NULL when absent or out of
+ * memory.  *took tells whether fresh was kept.
+ */
+static struct wmon_node *
+node_put(struct wmon *m, const char *name, int create, struct wmon_node *fresh, int *took)
+{
+	struct wmon_node *e;
+	uint64_t h = name_hash(name);
+	size_t i;
+
+	*took = 0;
+	if (m->cap == 0 && (!create || grow(m) == -1))
+		return NULL;
+	i = slot_of(m, name, h);
+	if (m->slots[i].e != NULL)
+		return m->slots[i].e;
+	if (!create)
+		return NULL;
+	if ((m->used + 1) * 2 > m->cap) {
+		if (grow(m) == -1)
+			return NULL;
+		i = slot_of(m, name, h);
+	}
+	if ((e = fresh) != NULL) {       /* named name already */
+		e->dirty = 0;
+		e->next_dirty = NULL;
+		*took = 1;
+	} else if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	else
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	m->slots[i].h = h;
+	m->slots[i].e = e;
+	m->used++;
+	return e;
 }
 
 /* The entry for name, created when absent; mu held.  NULL out of memory. */
 struct wmon_node *
 wmon_node_get(struct wmon *m, const char *name, int create)
 {
-	size_t i;
+	int took;
 
-	if (m->cap == 0 && (!create || grow(m) == -1))
-		return NULL;
-	i = slot_of(m, name);
-	if (m->slots[i].name[0])
-		return &m->slots[i];
-	if (!create)
-		return NULL;
-	if ((m->used + 1) * 2 > m->cap) {
-		if (grow(m) == -1)
-			return NULL;
-		i = slot_of(m, name);
+	return node_put(m, name, create, NULL, &took);
+}
+
+/* e's wiring changed: on the dirty list once, and the thread woken; mu held. */
+void
+wmon_node_mark(struct wmon *m, struct wmon_node *e)
+{
+	if (!e->dirty) {
+		e->dirty = 1;
+		e->next_dirty = m->dirty_head;
+		m->dirty_head = e;
 	}
-	snprintf(m->slots[i].name, sizeof(m->slots[i].name), "%s", name);
-	m->used++;
-	return &m->slots[i];
+	m->dirty = 1;
+	pthread_cond_signal(&m->cv);
+}
+
+/* Take e off the dirty list (it is being removed); mu held. */
+static void
+unmark(struct wmon *m, struct wmon_node *e)
+{
+	struct wmon_node **pp;
+
+	if (!e->dirty)
+		return;
+	for (pp = &m->dirty_head; *pp != NULL; pp = &(*pp)->next_dirty)
+		if (*pp == e) {
+			*pp = e->next_dirty;
+			break;
+		}
+	e->dirty = 0;
+	e->next_dirty = NULL;
 }
 
 /* Store r's wiring for node when its fingerprint fp is new; mu held. */
@@ -161,9 +225,7 @@ store_locked(struct wmon *m, const char *node, const struct report *r, uint64_t 
 		return;
 	wiring_node_from_report(&e->wn, node, NODE_READY, r, 0, 0, 0);
 	e->fp = fp;
-	e->dirty = 1;
-	m->dirty = 1;
-	pthread_cond_signal(&m->cv);
+	wmon_node_mark(m, e);
 }
 
 void
@@ -178,10 +240,9 @@ wmon_report(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* A staged wiring is the cache's entry to be: a new node's goes in as it is. */
 struct wmon_staged {
-	api_name node;
-	uint64_t fp;
-	struct wiring_node wn;
+	struct wmon_node e;
 };
 
 struct wmon_staged *
@@ -200,31 +261,37 @@ wmon_stage(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_unlock(&m->mu);
 	if (same || (st = malloc(sizeof(*st))) == NULL)
 		return NULL;
-	snprintf(st->node, sizeof(st->node), "%s", node);
-	st->fp = fp;
-	wiring_node_from_report(&st->wn, node, NODE_READY, r, 0, 0, 0);
+	snprintf(st->e.name, sizeof(st->e.name), "%s", node);
+	st->e.fp = fp;
+	st->e.dirty = 0;
+	st->e.next_dirty = NULL;
+	wiring_node_from_report(&st->e.wn, node, NODE_READY, r, 0, 0, 0);
 	return st;
 }
 
+/* On the writer thread: a new node's staged entry is kept, not copied. */
 void
 wmon_apply(struct wmon *m, struct wmon_staged *st)
 {
 	struct wmon_node *e;
+	int took = 0;
 
 	if (m == NULL || st == NULL) {
 		free(st);
 		return;
 	}
 	pthread_mutex_lock(&m->mu);
-	if ((e = wmon_node_get(m, st->node, 1)) != NULL && e->fp != st->fp) {
-		e->wn = st->wn;
-		e->fp = st->fp;
-		e->dirty = 1;
-		m->dirty = 1;
-		pthread_cond_signal(&m->cv);
+	if ((e = node_put(m, st->e.name, 1, &st->e, &took)) != NULL &&
+	    (took || e->fp != st->e.fp)) {
+		if (!took) {
+			e->wn = st->e.wn;
+			e->fp = st->e.fp;
+		}
+		wmon_node_mark(m, e);
 	}
 	pthread_mutex_unlock(&m->mu);
-	free(st);
+	if (!took)
+		free(st);
 }
 
 void
@@ -241,15 +308,17 @@ wmon_forget(struct wmon *m, const char *node)
 	if (m == NULL)
 		return;
 	pthread_mutex_lock(&m->mu);
-	if (m->cap == 0 || !m->slots[i = slot_of(m, node)].name[0]) {
+	if (m->cap == 0 || m->slots[i = slot_of(m, node, name_hash(node))].e == NULL) {
 		pthread_mutex_unlock(&m->mu);
 		return;
 	}
-	/* open addressing: pull later entries of the run back over the hole */
+	unmark(m, m->slots[i].e);
+	free(m->slots[i].e);
 	memset(&m->slots[i], 0, sizeof(m->slots[i]));
 	m->used--;
-	for (j = (i + 1) & (m->cap - 1); m->slots[j].name[0]; j = (j + 1) & (m->cap - 1)) {
-		size_t home = (size_t)fnv_str(FNV_OFFSET, m->slots[j].name) & (m->cap - 1);
+	/* open addressing: pull later entries of the run back over the hole */
+	for (j = (i + 1) & (m->cap - 1); m->slots[j].e != NULL; j = (j + 1) & (m->cap - 1)) {
+		size_t home = (size_t)m->slots[j].h & (m->cap - 1);
 
 		/* j stays unless its home lies cyclically outside (i, j] */
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
@@ -368,8 +437,8 @@ member_node(struct wmon *m, const struct api_node *a, double now, struct wiring_
 
 	int have;
 
-	/* e points into the table, which another thread's grow() may free:
-	 * everything read from it is read under the lock */
+	/* another thread's wmon_forget() may free e: everything read from it
+	 * is read under the lock */
 	pthread_mutex_lock(&m->mu);
 	e = wmon_node_get(m, a->name, 0);
 	have = e != NULL && e->fp != 0;
@@ -545,6 +614,8 @@ wmon_free(struct wmon *m)
 {
 	if (m == NULL)
 		return;
+	for (size_t k = 0; k < m->cap; k++)
+		free(m->slots[k].e);
 	free(m->slots);
 	for (int k = 0; k < m->n_states; k++)
 		free(m->states[k].links);

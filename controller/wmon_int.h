@@ -9,11 +9,19 @@
 #include "wiring.h"
 #include "wmon.h"
 
+/* A cached node: allocated once, the table and the dirty list point to it. */
 struct wmon_node {
-	api_name name;                 /* "" an empty slot */
+	api_name name;
 	uint64_t fp;                   /* 0: no report yet */
-	int dirty;                     /* changed since the last pass */
+	int dirty;                     /* changed since the last pass: on the list */
+	struct wmon_node *next_dirty;
 	struct wiring_node wn;
+};
+
+/* A slot of the cache's table: the name's hash spares reading other nodes. */
+struct wmon_slot {
+	uint64_t h;
+	struct wmon_node *e;
 };
 
 /* What the last pass concluded about a cluster (for events and metrics). */
@@ -36,8 +44,9 @@ struct wmon {
 	struct ctrl *c;
 	pthread_mutex_t mu;            /* everything below */
 	pthread_cond_t cv;
-	struct wmon_node *slots;
+	struct wmon_slot *slots;       /* open addressing on the name; e NULL: empty */
 	size_t cap, used;
+	struct wmon_node *dirty_head;  /* the nodes whose wiring changed */
 	int dirty;                     /* some node's wiring changed */
 	int touched;                   /* check every cluster */
 	int stopping, running;
@@ -59,6 +68,7 @@ struct wmon_cluster_in {
 };
 
 struct wmon_node *wmon_node_get(struct wmon *m, const char *name, int create);
+void wmon_node_mark(struct wmon *m, struct wmon_node *e);
 int wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *all,
     int n_all, struct wmon_cluster_in *ci);
 struct wiring_result *wmon_cluster_check(struct wmon *m, struct wmon_cluster_in *ci,

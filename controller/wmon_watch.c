@@ -150,23 +150,25 @@ forget_unseen(struct wmon *m)
 	m->n_states = j;
 }
 
-/* Names of the nodes whose wiring changed; clears the marks; mu held. */
+/* Names of the nodes whose wiring changed; empties the dirty list; mu held. */
 static int
 take_dirty(struct wmon *m, api_name **out)
 {
+	struct wmon_node *e;
 	int n = 0;
 
 	*out = NULL;
-	for (size_t k = 0; k < m->cap; k++)
-		n += m->slots[k].name[0] && m->slots[k].dirty;
+	for (e = m->dirty_head; e != NULL; e = e->next_dirty)
+		n++;
 	if (n == 0 || (*out = calloc((size_t)n, sizeof(**out))) == NULL)
 		return 0;
 	n = 0;
-	for (size_t k = 0; k < m->cap; k++)
-		if (m->slots[k].name[0] && m->slots[k].dirty) {
-			memcpy((*out)[n++], m->slots[k].name, sizeof(api_name));
-			m->slots[k].dirty = 0;
-		}
+	while ((e = m->dirty_head) != NULL) {
+		memcpy((*out)[n++], e->name, sizeof(api_name));
+		m->dirty_head = e->next_dirty;
+		e->next_dirty = NULL;
+		e->dirty = 0;
+	}
 	return n;
 }
 

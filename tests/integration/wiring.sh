@@ -47,8 +47,13 @@ check_eq "the table exits 0 too" 0 $rc
 check "the table has a header like ptmctl's" grep -q '^LINK  *VERDICT  *EXPECTED  *ACTUAL  *GB/S  *FIX' "$TMP/table.txt"
 check "and the cluster's verdict" grep -q 'tensor-parallel ready: full RDMA mesh of 4' "$TMP/table.txt"
 
-# metrics: one gauge per expected link
-curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+# metrics: one gauge per expected link, from the wmon thread's pass after
+# the cluster was filled (it may come just after the on-demand check above)
+for _ in $(seq 50); do
+	curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+	[ "$(grep -c '^tbmesh_wiring_link_pass{cluster="studio4"' "$TMP/metrics.txt")" = 6 ] && break
+	sleep 0.2
+done
 check_eq "six link gauges" 6 "$(grep -c '^tbmesh_wiring_link_pass{cluster="studio4"' "$TMP/metrics.txt")"
 check "a passing link is 1 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac3",a="mac1",b="mac3",verdict="pass"} 1$' "$TMP/metrics.txt"
 check "promtool accepts /metrics" sh -c "promtool check metrics <'$TMP/metrics.txt'"

@@ -59,8 +59,10 @@ test_unreachable_and_back(void **state)
 
 	lc_on_tick(&n, 125, 30, &res);
 	assert_false(res.changed);
+	assert_false(lc_tick_due(&n, 125, 30));
 	lc_on_tick(&n, 131, 30, &res);
 	assert_true(res.changed);
+	assert_true(lc_tick_due(&n, 131, 30));
 	assert_int_equal(res.state, NODE_UNREACHABLE);
 	assert_string_equal(res.what, "state ready -> unreachable");
 	assert_string_equal(res.reason, "no report for 31 s");
@@ -88,6 +90,7 @@ test_other_states_do_not_time_out(void **state)
 		struct lc_node n = node(keep[i], 0);
 		lc_on_tick(&n, 1e6, 30, &res);
 		assert_false(res.changed);
+		assert_false(lc_tick_due(&n, 1e6, 30));
 		assert_int_equal(res.state, keep[i]);
 	}
 }

@@ -33,6 +33,19 @@ test_tokens(void **state)
 	tok[30] = tok[30] == 'A' ? 'B' : 'A';
 	assert_int_equal(auth_token_parse(tok, id2, h2), 0);
 	assert_false(auth_hash_equal(h, h2));
+	/* a character outside the id's lowercase hex or the secret's base64url */
+	char bad[API_TOKEN_MAX + 1];
+	const struct { int at; char c; } subs[] = { { 4, 'A' }, { 15, 'g' }, { 10, ':' },
+		{ 17, '+' }, { 40, '/' }, { 59, '=' }, { 30, ' ' } };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		memcpy(bad, tok, sizeof(bad));
+		bad[subs[i].at] = subs[i].c;
+		assert_int_equal(auth_token_parse(bad, id2, h2), -1);
+	}
+	memcpy(bad, tok, sizeof(bad));
+	bad[17] = '-';
+	bad[59] = '_';
+	assert_int_equal(auth_token_parse(bad, id2, h2), 0);
 	assert_int_equal(auth_token_parse("tbm_short", id2, h2), -1);
 	assert_int_equal(auth_token_parse("", id2, h2), -1);
 	assert_int_equal(auth_token_parse(NULL, id2, h2), -1);
@@ -81,6 +94,12 @@ test_check(void **state)
 	registry_free(reg);
 }
 
+static int
+is_state(const struct lc_node *lc, void *arg)
+{
+	return lc->state == *(const enum node_state *)arg;
+}
+
 static void
 test_nodes(void **state)
 {
@@ -115,6 +134,16 @@ test_nodes(void **state)
 	free(all);
 	registry_count_states(reg, counts);
 	assert_int_equal(counts[NODE_READY] + counts[NODE_CORDONED], 666);
+	/* only the selected names come back: the ready ones left, odd i */
+	api_name *names;
+	enum node_state ready = NODE_READY;
+	assert_int_equal(registry_select(reg, is_state, &ready, &names, &cnt), 0);
+	assert_int_equal(cnt, counts[NODE_READY]);
+	for (int i = 0; i < cnt; i++) {
+		int k = atoi(names[i] + 4);
+		assert_true(k % 2 == 1 && k % 3 != 0);
+	}
+	free(names);
 	struct lc_node lc = { .state = NODE_DOWN };
 	registry_set_lc(reg, "node0001", &lc);
 	assert_int_equal(registry_get_node(reg, "node0001", &got), 0);

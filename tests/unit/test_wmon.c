@@ -231,6 +231,47 @@ test_forget(void **state)
 	fx_free(c);
 }
 
+/* How many nodes are on the dirty list (each once). */
+static int
+dirty_count(const struct wmon *m)
+{
+	int n = 0;
+
+	for (const struct wmon_node *e = m->dirty_head; e != NULL; e = e->next_dirty) {
+		assert_true(e->dirty);
+		n++;
+	}
+	return n;
+}
+
+/* A changed wiring puts its node on the dirty list once; the same wiring
+ * again does not; a forgotten node leaves the list. */
+static void
+test_dirty_list(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	struct wmon *m = wmon_new(NULL);
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(m);
+	assert_int_equal(dirty_count(m), 0);
+	for (int k = 0; k < 4; k++)
+		wmon_report(m, c->nodes[k].name, &c->reports[k]);
+	assert_int_equal(dirty_count(m), 4);
+	wmon_report(m, c->nodes[1].name, &c->reports[1]);          /* same fingerprint */
+	assert_int_equal(dirty_count(m), 4);
+	c->reports[1].thunderbolt.ports[0].speed_gbps = 40;   /* changed, still once */
+	wmon_report(m, c->nodes[1].name, &c->reports[1]);
+	assert_int_equal(dirty_count(m), 4);
+	wmon_forget(m, c->nodes[2].name);
+	assert_int_equal(dirty_count(m), 3);
+	for (const struct wmon_node *e = m->dirty_head; e != NULL; e = e->next_dirty)
+		assert_string_not_equal(e->name, c->nodes[2].name);
+	wmon_free(m);
+	fx_free(c);
+}
+
 /* A Prometheus label value escapes a newline as backslash n. */
 static void
 test_metrics_label_escape(void **state)
@@ -344,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_dirty_list),
 		cmocka_unit_test(test_stage_apply),
 		cmocka_unit_test(test_metrics_label_escape),
 		cmocka_unit_test(test_big_cluster_refused),
