@@ -108,10 +108,11 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	}
 	if (when == LC_REPORT_CURRENT)
 		lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
-	else   /* stale: stored as the latest known, no state changes */
-		lc_keep(&n.lc, &res);
+	else   /* stored as the latest known; it changes no state */
+		lc_on_stale_report(&n.lc, it->sum.boot_time, &res);
 	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
-		.sum = &it->sum, .json = it->json, .json_len = it->json_len };
+		.sum = &it->sum, .json = it->json, .json_len = it->json_len,
+		.stale = when == LC_REPORT_STALE };
 	int rc = inv_report_store(c->inv, &in);
 	if (rc == INV_NOTFOUND) {
 		it->status = 404;
@@ -138,10 +139,10 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	lc_out->accepted = res.accepted;
 	if (!isnan(it->sum.collected_at))
 		lc_out->last_collected_at = it->sum.collected_at;
-	if (when == LC_REPORT_CURRENT) {
+	if (!isnan(it->sum.boot_time))
+		lc_out->boot_time = it->sum.boot_time;
+	if (when == LC_REPORT_CURRENT) {   /* as the node's row keeps it (inv_report_store) */
 		lc_out->last_report_at = it->received_at;
-		if (!isnan(it->sum.boot_time))
-			lc_out->boot_time = it->sum.boot_time;
 		lc_out->last_report_healthy = it->healthy;
 	}
 	it->status = 204;

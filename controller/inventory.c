@@ -92,8 +92,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_NODE_SET_CLUSTER] = "UPDATE nodes SET cluster_id = ?2 WHERE name = ?1",
 	[ST_NODE_REMOVE] = "DELETE FROM nodes WHERE name = ?1",
 
-	/* ?1 id, ?2 json, ?3 received at, summary */
-	[ST_REPORT_UPDATE] = "UPDATE nodes SET report_json = ?2, last_report_at = ?3, "
+	/* ?1 id, ?2 json, ?3 received at, summary, ?14 stale (last_report_at stays) */
+	[ST_REPORT_UPDATE] = "UPDATE nodes SET report_json = ?2, "
+	    "last_report_at = CASE WHEN ?14 THEN last_report_at ELSE ?3 END, "
 	    SUMMARY_SET " WHERE id = ?1",
 	/* ?1 node id, ?2 t, ?3 memory used, ?4 memory total, ?5 watts, ?6 link speeds */
 	[ST_SAMPLE_INSERT] = "INSERT OR REPLACE INTO samples (node_id, t, memory_used, "

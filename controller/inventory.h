@@ -80,6 +80,7 @@ struct inv_report_in {
 	const struct inv_report_summary *sum;   /* of the report in json */
 	const char *json;           /* the report as received, validated */
 	size_t json_len;
+	int stale;                  /* LC_REPORT_STALE: the node's last_report_at stays */
 };
 
 struct inv *inv_open(const char *path, char *err, size_t errlen);

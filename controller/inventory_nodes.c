@@ -517,8 +517,8 @@ inv_report_store(struct inv *inv, const struct inv_report_in *in)
 
 	if (inv_tx_start(inv, &own) == -1)
 		return -1;
-	if (bind_report(s, in->node_id, in->json, in->json_len, in->received_at,
-	    in->sum) != SQLITE_OK) {
+	if ((bind_report(s, in->node_id, in->json, in->json_len, in->received_at,
+	    in->sum) | sqlite3_bind_int(s, 14, in->stale != 0)) != SQLITE_OK) {
 		sqlite3_reset(s);
 		rc = INV_FAIL(inv, "bind");
 	} else if ((rc = inv_step_done(inv, s, __func__)) == 0 &&

@@ -51,12 +51,6 @@ lc_report_healthy(const struct report *r, char *why, size_t whylen)
 	return 1;
 }
 
-void
-lc_keep(const struct lc_node *n, struct lc_result *out)
-{
-	result_init(n, out);
-}
-
 enum lc_report_time
 lc_report_time(const struct lc_node *n, double collected_at, double now,
     double unreachable_after)
@@ -80,13 +74,10 @@ lc_on_report(const struct lc_node *n, const struct report *r, double now, struct
 	lc_on_report_seen(n, r->node.boot_time, lc_report_healthy(r, why, sizeof(why)), now, out);
 }
 
-void
-lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double now,
-    struct lc_result *out)
+/* Starts *out from n, flagging a boot time that moved without a requested reboot. */
+static void
+seen_boot(const struct lc_node *n, double bt, struct lc_result *out)
 {
-	double bt = boot_time;
-	(void)now;
-
 	result_init(n, out);
 	if (!isnan(bt) && !isnan(n->boot_time) && fabs(bt - n->boot_time) > BOOT_TIME_SLACK &&
 	    !n->reboot_expected && !n->unexpected_reboot) {
@@ -96,6 +87,21 @@ lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double
 		snprintf(out->event_reason, sizeof(out->event_reason),
 		    "boot time moved from %.0f to %.0f without a requested reboot", n->boot_time, bt);
 	}
+}
+
+void
+lc_on_stale_report(const struct lc_node *n, double boot_time, struct lc_result *out)
+{
+	seen_boot(n, boot_time, out);
+}
+
+void
+lc_on_report_seen(const struct lc_node *n, double boot_time, int healthy, double now,
+    struct lc_result *out)
+{
+	(void)now;
+
+	seen_boot(n, boot_time, out);
 	if (n->state == NODE_PENDING && n->accepted && healthy) {
 		out->accepted = 0;
 		transition(n, out, NODE_READY, "accepted, first healthy report");

@@ -77,8 +77,11 @@ enum lc_report_time {
 enum lc_report_time lc_report_time(const struct lc_node *n, double collected_at, double now,
     double unreachable_after);
 
-/* Nothing happens to n (a stale report): *out says n as it is. */
-void lc_keep(const struct lc_node *n, struct lc_result *out);
+/*
+ * A stale report (LC_REPORT_STALE) with boot time boot_time (NAN unknown):
+ * it changes no state, but a reboot it shows is flagged as any report's.
+ */
+void lc_on_stale_report(const struct lc_node *n, double boot_time, struct lc_result *out);
 
 /* A current report arrived at now.  Fills *out; never fails. */
 void lc_on_report(const struct lc_node *n, const struct report *r, double now,

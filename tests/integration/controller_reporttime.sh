@@ -60,6 +60,7 @@ code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
 	-H "Authorization: Bearer $(cat "$TMP/boot2")" --data-binary "$(report "$(now)")" "$CTRL_URL/v1/enroll")
 check_eq "re-enrolment with a pre-approved token: 201" 201 "$code"
 check_jq "answers ready" "$TMP/enrol.json" '.state == "ready"'
+TOK=$(jq -r .token "$TMP/enrol.json")   # the node's token from now on
 check_eq "the node is ready" ready "$(state)"
 "$CTL" events --node mac1 --json >"$TMP/ev.json"
 check_jq "with an event that says why" "$TMP/ev.json" \
@@ -70,4 +71,19 @@ code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
 	--data-binary "$(report "$(awk -v n="$(now)" 'BEGIN {printf "%.3f", n + 3600}')")" "$CTRL_URL/v1/enroll")
 check_eq "an enrolment with a report an hour ahead: 400" 400 "$code"
 check_jq "that says collected_at" "$TMP/enrol.json" '.error | test("collected_at")'
+
+# a stale report does not count as the node's last report after a restart
+# either: uncordon still wants a fresh one
+t_ready=$(now)
+"$CTL" node cordon mac1 --reason "stale test" >/dev/null
+sleep 6   # the re-enrolment's report is now older than the next controller's 5 s
+stale2=$(awk -v t="$t_ready" 'BEGIN {printf "%.3f", t + 0.5}')
+check_eq "a stale report of the cordoned node: 204" 204 "$(post "$(report "$stale2")")"
+sleep 0.5
+bg_stop "$CTRL_PID"
+CTRL_DB_OVERRIDE=$CTRL_DB start_controller rt2 --unreachable-after 5
+export TBCTL_TOKEN_FILE=$TMP/rt.admin-token   # the first start's: no new one is made
+"$CTL" node uncordon mac1 >/dev/null 2>"$TMP/uncordon.err"; rc=$?
+check_eq "after a restart, uncordon is refused: the only recent report is stale" 1 $rc
+check "saying the node must report first" grep -q "no report in the last" "$TMP/uncordon.err"
 done_testing

@@ -270,6 +270,29 @@ test_report_time(void **state)
 	assert_int_equal(lc_report_time(&n, 1, 2, 30), LC_REPORT_CURRENT);
 }
 
+/* A stale report brings no node back, but the reboot it shows is flagged. */
+static void
+test_stale_report(void **state)
+{
+	(void)state;
+	struct lc_node n = node(NODE_UNREACHABLE, 100);
+	struct lc_result res;
+
+	lc_on_stale_report(&n, n.boot_time, &res);
+	assert_false(res.changed);
+	assert_int_equal(res.state, NODE_UNREACHABLE);
+	lc_on_stale_report(&n, n.boot_time + 3600, &res);
+	assert_true(res.changed);
+	assert_true(res.unexpected_reboot);
+	assert_int_equal(res.state, NODE_UNREACHABLE);
+	assert_string_equal(res.what, "unexpected reboot");
+	n = node(NODE_PENDING, 100);
+	n.accepted = 1;
+	lc_on_stale_report(&n, n.boot_time, &res);
+	assert_int_equal(res.state, NODE_PENDING);   /* an accepted node waits for a current one */
+	assert_true(res.accepted);
+}
+
 int
 main(void)
 {
@@ -284,6 +307,7 @@ main(void)
 		cmocka_unit_test(test_pending_stays_pending),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_report_time),
+		cmocka_unit_test(test_stale_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
