@@ -99,24 +99,6 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	api_body(rs, 200, t.buf);
 }
 
-static int
-query_number(struct api_req *rq, const char *key, double lo, double hi, double *out,
-    struct api_resp *rs)
-{
-	const char *v = rq->query(rq->qctx, key);
-	char *end;
-
-	if (v == NULL)
-		return 0;
-	double d = strtod(v, &end);
-	if (end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
-		api_error(rs, 400, "%s: \"%s\" is not a number from %g to %g", key, v, lo, hi);
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
-
 void
 api_events_list(struct api_req *rq, struct api_resp *rs)
 {
@@ -125,8 +107,8 @@ api_events_list(struct api_req *rq, struct api_resp *rs)
 	struct api_event *ev = NULL;
 	int n = 0;
 
-	if (query_number(rq, "since", 0, 1e11, &since, rs) == -1 ||
-	    query_number(rq, "limit", 1, 100000, &limit, rs) == -1)
+	if (api_query_number(rq, rs, "since", 0, 1e11, &since) == -1 ||
+	    api_query_number(rq, rs, "limit", 1, 100000, &limit) == -1)
 		return;
 	if (node != NULL && node[0] && !api_name_valid(node)) {
 		api_error(rs, 400, "node: \"%s\" is not a node name", node);

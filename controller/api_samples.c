@@ -3,7 +3,6 @@
  * samples (memory, power, link speeds), as api_samples.h describes; the
  * dashboard's sparklines and `tbctl node history` read it.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,25 +13,6 @@
 
 #define SAMPLES_DEFAULT_SPAN 3600.0   /* since, when not given: the last hour */
 
-/* The query's number key within [lo, hi] into *out (left alone when absent). */
-static int
-query_arg_number(struct api_req *rq, struct api_resp *rs, const char *key, double lo,
-    double hi, double *out)
-{
-	const char *v = rq->query(rq->qctx, key);
-	char *end;
-
-	if (v == NULL)
-		return 0;
-	double d = strtod(v, &end);
-	if (end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
-		api_error(rs, 400, "%s: \"%s\" is not a number from %g to %g", key, v, lo, hi);
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
-
 void
 api_node_samples(struct api_req *rq, struct api_resp *rs)
 {
@@ -40,9 +20,9 @@ api_node_samples(struct api_req *rq, struct api_resp *rs)
 	struct api_sample *s = NULL;
 	int n = 0;
 
-	if (query_arg_number(rq, rs, "since", 0, 1e11, &since) == -1 ||
-	    query_arg_number(rq, rs, "step", 0, 86400, &step) == -1 ||
-	    query_arg_number(rq, rs, "limit", 1, API_SAMPLES_MAX, &limit) == -1)
+	if (api_query_number(rq, rs, "since", 0, 1e11, &since) == -1 ||
+	    api_query_number(rq, rs, "step", 0, 86400, &step) == -1 ||
+	    api_query_number(rq, rs, "limit", 1, API_SAMPLES_MAX, &limit) == -1)
 		return;
 	if (!api_name_valid(rq->param)) {
 		api_error(rs, 400, "\"%s\" is not a node name", rq->param);

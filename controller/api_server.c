@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -160,6 +161,24 @@ api_error(struct api_resp *rs, int status, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	api_body(rs, status, api_json_error(msg));
+}
+
+int
+api_query_number(struct api_req *rq, struct api_resp *rs, const char *key, double lo,
+    double hi, double *out)
+{
+	const char *v = rq->query(rq->qctx, key);
+	char *end;
+
+	if (v == NULL)
+		return 0;
+	double d = strtod(v, &end);
+	if (end == v || *end != '\0' || !isfinite(d) || d < lo || d > hi) {
+		api_error(rs, 400, "%s: \"%s\" is not a number from %g to %g", key, v, lo, hi);
+		return -1;
+	}
+	*out = d;
+	return 0;
 }
 
 static double

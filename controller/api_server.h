@@ -43,6 +43,12 @@ typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
 /* Fill rs with {"error": ...} and status. */
 void api_error(struct api_resp *rs, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The query's number key within [lo, hi] into *out (left alone when
+ * absent).  Returns 0, or -1 with rs filled (400 naming the key).
+ */
+int api_query_number(struct api_req *rq, struct api_resp *rs, const char *key, double lo,
+    double hi, double *out);
 /* Fill rs with a JSON body (taking ownership; NULL means out of memory: 500). */
 void api_body(struct api_resp *rs, int status, char *json);
 

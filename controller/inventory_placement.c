@@ -33,6 +33,15 @@ run(struct inv *inv, sqlite3_stmt *s, const char *func)
 	return rc;
 }
 
+/* run, for an UPDATE or DELETE of one row: INV_NOTFOUND when it changed none. */
+static int
+run_one(struct inv *inv, sqlite3_stmt *s, const char *func)
+{
+	int rc = run(inv, s, func);
+
+	return rc == 0 && sqlite3_changes(inv->db) == 0 ? INV_NOTFOUND : rc;
+}
+
 int
 inv_model_add(struct inv *inv, const char *name, const char *json, double now)
 {
@@ -191,10 +200,7 @@ inv_placement_remove(struct inv *inv, int64_t id)
 	if (s == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
-	int rc = run(inv, s, __func__);
-	if (rc == 0 && sqlite3_changes(inv->db) == 0)
-		return INV_NOTFOUND;
-	return rc;
+	return run_one(inv, s, __func__);
 }
 
 int
@@ -207,10 +213,7 @@ inv_placement_set_state(struct inv *inv, int64_t id, const char *state, const ch
 	inv_bind_text(s, 1, state);
 	inv_bind_text(s, 2, reason);
 	sqlite3_bind_int64(s, 3, id);
-	int rc = run(inv, s, __func__);
-	if (rc == 0 && sqlite3_changes(inv->db) == 0)
-		return INV_NOTFOUND;
-	return rc;
+	return run_one(inv, s, __func__);
 }
 
 int64_t
@@ -300,10 +303,7 @@ inv_placement_stop(struct inv *inv, int64_t id, int64_t rollout_id, const char *
 	inv_bind_text(s, 1, reason);
 	sqlite3_bind_int64(s, 2, rollout_id);
 	sqlite3_bind_int64(s, 3, id);
-	int rc = run(inv, s, __func__);
-	if (rc == 0 && sqlite3_changes(inv->db) == 0)
-		return INV_NOTFOUND;
-	return rc;
+	return run_one(inv, s, __func__);
 }
 
 int
@@ -330,10 +330,7 @@ inv_placement_release(struct inv *inv, int64_t id, const char *state, const char
 	inv_bind_text(s, 1, state);
 	inv_bind_text(s, 2, reason);
 	sqlite3_bind_int64(s, 3, id);
-	int rc = run(inv, s, __func__);
-	if (rc == 0 && sqlite3_changes(inv->db) == 0)
-		return INV_NOTFOUND;
-	return rc;
+	return run_one(inv, s, __func__);
 }
 
 int

@@ -47,4 +47,12 @@ code=$(curl -s -o /dev/null -D "$TMP/h" -w '%{http_code}' --max-time 10 -X PUT \
 	-H "Authorization: Bearer $TOK" "$CTRL_URL/v1/nodes/mac1")
 check_eq "PUT /v1/nodes/mac1: 405" 405 "$code"
 check_eq "Allow: GET, HEAD, DELETE" "GET, HEAD, DELETE" "$(sed -n 's/^[Aa]llow: \(.*\)\r$/\1/p' "$TMP/h")"
+# query numbers: out of range or not a number is a 400 naming the key
+qget() { curl -s -o "$TMP/q.json" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $TOK" "$CTRL_URL$1"; }
+for q in "/v1/events?since=abc:since" "/v1/events?limit=0:limit" "/v1/events?limit=1e9:limit" \
+	"/v1/nodes/mac1/samples?step=-1:step" "/v1/nodes/mac1/samples?since=inf:since"; do
+	check_eq "GET ${q%:*}: 400" 400 "$(qget "${q%:*}")"
+	check_jq "naming ${q##*:}" "$TMP/q.json" ".error | startswith(\"${q##*:}: \")"
+done
+check_eq "GET /v1/events?since=0&limit=5: 200" 200 "$(qget '/v1/events?since=0&limit=5')"
 done_testing
