@@ -155,6 +155,7 @@ inv_open(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd != -1)
 		close(fd);
+	inv_pcache_install();   /* before inv_vfs(), which starts SQLite up */
 	rc = sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOMUTEX, inv_vfs());
 	if (rc != SQLITE_OK) {

@@ -2,8 +2,8 @@
  * Internal to the inventory module (inventory*.c): the connection, its
  * prepared statements and the helpers that map the report's nulls (NAN,
  * REPORT_NULL_I64, "") to SQL NULL and back.  Nothing outside inventory*.c
- * includes this header: it is the only place besides them that names
- * sqlite3.
+ * and their unit tests includes this header: it is the only place besides
+ * them that names sqlite3.
  */
 #ifndef TBMESH_INVENTORY_DB_H
 #define TBMESH_INVENTORY_DB_H
@@ -129,6 +129,20 @@ int inv_rows(struct inv *inv, sqlite3_stmt *s, size_t size, inv_row_fn fn, void 
  * commit), or NULL for the default VFS when it could not be set up.
  */
 const char *inv_vfs(void);
+
+/*
+ * inventory_pcache.c: make SQLite's page cache skip the end-of-transaction
+ * walk it would do for nothing after B-tree splits.  Once per process,
+ * before SQLite is first used; later, it changes nothing.
+ */
+void inv_pcache_install(void);
+/* Since start, over all connections (for tests and profiling). */
+struct inv_pcache_stats {
+	unsigned long truncates;    /* asked of the caches */
+	unsigned long passed;       /* of those, passed on to SQLite's cache */
+	unsigned long parks;        /* pages swapped through the spare number */
+};
+void inv_pcache_stats(struct inv_pcache_stats *st);
 
 /* inventory_admin.c: a cluster's id by name; 0, INV_NOTFOUND or -1. */
 int inv_cluster_id(struct inv *inv, const char *name, int64_t *id);
