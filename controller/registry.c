@@ -19,6 +19,7 @@ struct tok {
 
 struct table {
 	void **slot;      /* struct tok * or struct reg_node * */
+	uint64_t *hash;   /* each slot's key's hash: a probe compares it first */
 	size_t cap, n;
 	const char *(*key)(const void *);
 };
@@ -41,14 +42,27 @@ hash_str(const char *s)
 	return h;
 }
 
+/* The slot holding key (hash h), or the empty slot that ends its probe run. */
 static size_t
-table_find(const struct table *t, const char *key)
+table_find(const struct table *t, const char *key, uint64_t h)
 {
-	size_t i = hash_str(key) & (t->cap - 1);
+	size_t i = h & (t->cap - 1);
 
-	while (t->slot[i] != NULL && strcmp(t->key(t->slot[i]), key) != 0)
+	while (t->slot[i] != NULL && (t->hash[i] != h || strcmp(t->key(t->slot[i]), key) != 0))
 		i = (i + 1) & (t->cap - 1);
 	return i;
+}
+
+/* Put p (hash h) in the empty slot its probe run ends at. */
+static void
+table_place(struct table *t, void *p, uint64_t h)
+{
+	size_t i = h & (t->cap - 1);
+
+	while (t->slot[i] != NULL)
+		i = (i + 1) & (t->cap - 1);
+	t->slot[i] = p;
+	t->hash[i] = h;
 }
 
 static int
@@ -56,14 +70,20 @@ table_grow(struct table *t)
 {
 	struct table nt = { .cap = t->cap ? t->cap * 2 : 64, .key = t->key };
 
-	if ((nt.slot = calloc(nt.cap, sizeof(void *))) == NULL)
+	nt.slot = calloc(nt.cap, sizeof(void *));
+	nt.hash = calloc(nt.cap, sizeof(uint64_t));
+	if (nt.slot == NULL || nt.hash == NULL) {
+		free(nt.slot);
+		free(nt.hash);
 		return -1;
+	}
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->slot[i] != NULL) {
-			nt.slot[table_find(&nt, t->key(t->slot[i]))] = t->slot[i];
+			table_place(&nt, t->slot[i], t->hash[i]);
 			nt.n++;
 		}
 	free(t->slot);
+	free(t->hash);
 	*t = nt;
 	return 0;
 }
@@ -77,17 +97,19 @@ table_put(struct table *t, void *item)
 		free(item);
 		return;
 	}
-	size_t i = table_find(t, t->key(item));
+	uint64_t h = hash_str(t->key(item));
+	size_t i = table_find(t, t->key(item), h);
 	if (t->slot[i] == NULL)
 		t->n++;
 	free(t->slot[i]);
 	t->slot[i] = item;
+	t->hash[i] = h;
 }
 
 static void *
 table_get(const struct table *t, const char *key)
 {
-	return t->cap ? t->slot[table_find(t, key)] : NULL;
+	return t->cap ? t->slot[table_find(t, key, hash_str(key))] : NULL;
 }
 
 /* Remove by key, re-inserting the rest of the probe run. */
@@ -96,7 +118,7 @@ table_del(struct table *t, const char *key)
 {
 	if (t->cap == 0)
 		return;
-	size_t i = table_find(t, key);
+	size_t i = table_find(t, key, hash_str(key));
 	if (t->slot[i] == NULL)
 		return;
 	free(t->slot[i]);
@@ -105,7 +127,7 @@ table_del(struct table *t, const char *key)
 	for (size_t j = (i + 1) & (t->cap - 1); t->slot[j] != NULL; j = (j + 1) & (t->cap - 1)) {
 		void *p = t->slot[j];
 		t->slot[j] = NULL;
-		t->slot[table_find(t, t->key(p))] = p;
+		table_place(t, p, t->hash[j]);
 	}
 }
 
@@ -115,7 +137,9 @@ table_clear(struct table *t)
 	for (size_t i = 0; i < t->cap; i++)
 		free(t->slot[i]);
 	free(t->slot);
+	free(t->hash);
 	t->slot = NULL;
+	t->hash = NULL;
 	t->cap = t->n = 0;
 }
 
