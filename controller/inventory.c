@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,22 @@ prepare_all(struct inv *inv, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Process-wide settings, made before SQLite starts up: no memory statistics
+ * (each allocation would take a global mutex to count bytes nothing reads)
+ * and the page cache of inventory_pcache.c.  Once SQLite has started (a
+ * program that used it before its first inv_open), they are refused and
+ * SQLite's defaults stay: slower, as correct.
+ */
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
+
+static void
+sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	inv_pcache_install();
+}
+
 struct inv *
 inv_open(const char *path, char *err, size_t errlen)
 {
@@ -155,7 +172,7 @@ inv_open(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd != -1)
 		close(fd);
-	inv_pcache_install();   /* before inv_vfs(), which starts SQLite up */
+	pthread_once(&sqlite_once, sqlite_setup);   /* before inv_vfs() starts SQLite up */
 	rc = sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 	    SQLITE_OPEN_NOMUTEX, inv_vfs());
 	if (rc != SQLITE_OK) {
