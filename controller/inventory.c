@@ -93,19 +93,45 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_NODE_SET_CLUSTER] = "UPDATE nodes SET cluster_id = ?2 WHERE name = ?1",
 	[ST_NODE_REMOVE] = "DELETE FROM nodes WHERE name = ?1",
 
-	/* ?1 id, ?2 json, ?3 received at, summary, ?14 stale (last_report_at stays) */
+	/*
+	 * ?1 id, ?2 json, ?3 received at, summary, ?14 stale (last_report_at
+	 * stays), ?15 the report's sample (a JSON array), appended to the row's
+	 * pending samples (then ST_SAMPLES_PENDING_N: how many there are).
+	 */
 	[ST_REPORT_UPDATE] = "UPDATE nodes SET report_json = ?2, "
 	    "last_report_at = CASE WHEN ?14 THEN last_report_at ELSE ?3 END, "
-	    SUMMARY_SET " WHERE id = ?1",
+	    SUMMARY_SET ", samples_pending = CASE WHEN samples_pending IS NULL THEN ?15 "
+	    "ELSE samples_pending || ',' || ?15 END, "
+	    "samples_pending_n = coalesce(samples_pending_n, 0) + 1 "
+	    "WHERE id = ?1",
+	[ST_SAMPLES_PENDING_N] = "SELECT samples_pending_n FROM nodes WHERE id = ?1",
 	/* ?1 node id, ?2 t, ?3 memory used, ?4 memory total, ?5 watts, ?6 link speeds */
 	[ST_SAMPLE_INSERT] = "INSERT OR REPLACE INTO samples (node_id, t, memory_used, "
 	    "memory_total, power_watts, link_speeds) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	/* ?1 node id: its pending samples into the table, together */
+	[ST_SAMPLES_FLUSH] = "INSERT OR REPLACE INTO samples (node_id, t, memory_used, "
+	    "memory_total, power_watts, link_speeds) SELECT n.id, " INV_PENDING_COLS
+	    " FROM nodes n, " INV_PENDING_EACH " WHERE n.id = ?1",
+	[ST_SAMPLES_CLEAR] = "UPDATE nodes SET samples_pending = NULL, samples_pending_n = NULL "
+	    "WHERE id = ?1",
 	/* One range of the primary key per node: no index on t to keep up. */
 	[ST_SAMPLES_PRUNE] = "DELETE FROM samples "
 	    "WHERE node_id IN (SELECT id FROM nodes) AND t < ?1",
-	[ST_SAMPLES_COUNT_ALL] = "SELECT count(*) FROM samples",
-	[ST_SAMPLES_COUNT_NODE] = "SELECT count(*) FROM samples "
-	    "WHERE node_id = (SELECT id FROM nodes WHERE name = ?1)",
+	/* ?1 before: the pending samples older, counted, then dropped */
+	[ST_SAMPLES_PENDING_OLD] = "SELECT count(*) FROM nodes n, " INV_PENDING_EACH
+	    " WHERE json_extract(p.value, '$[0]') < ?1",
+	[ST_SAMPLES_PENDING_PRUNE] = "UPDATE nodes AS n SET "
+	    "samples_pending = (SELECT group_concat(p.value, ',') FROM " INV_PENDING_EACH
+	    "  WHERE json_extract(p.value, '$[0]') >= ?1), "
+	    "samples_pending_n = (SELECT nullif(count(*), 0) FROM " INV_PENDING_EACH
+	    "  WHERE json_extract(p.value, '$[0]') >= ?1) "
+	    "WHERE n.samples_pending IS NOT NULL AND "
+	    "json_extract('[' || n.samples_pending || ']', '$[0][0]') < ?1",
+	[ST_SAMPLES_COUNT_ALL] = "SELECT (SELECT count(*) FROM samples) + "
+	    "(SELECT coalesce(sum(samples_pending_n), 0) FROM nodes)",
+	[ST_SAMPLES_COUNT_NODE] = "SELECT (SELECT count(*) FROM samples s, nodes n "
+	    "WHERE n.name = ?1 AND s.node_id = n.id) + "
+	    "(SELECT coalesce(sum(samples_pending_n), 0) FROM nodes WHERE name = ?1)",
 
 	[ST_CLUSTER_ADD] = "INSERT INTO clusters (name, created_at) VALUES (?1, ?2)",
 	[ST_CLUSTER_ID] = "SELECT id FROM clusters WHERE name = ?1",

@@ -162,13 +162,15 @@ int inv_node_remove(struct inv *inv, const char *name);
 void inv_report_summarize(const struct report *r, struct inv_report_summary *out);
 /*
  * Store a report: the node's latest report, last-report time, summary,
- * boot time (a report without one keeps the last known) and a sample row
- * (memory used/total, power, link speeds) keyed by node and received_at (a
- * second report of a node at the same instant replaces the first's
- * sample).  INV_NOTFOUND if no node has in->node_id.  In a transaction.
+ * boot time (a report without one keeps the last known) and a sample
+ * (memory used/total, power, link speeds) keyed by node and received_at,
+ * kept in the node's row until it goes to the samples table with the next
+ * few (inventory_db.h; a second report of a node at the same instant
+ * replaces the first's sample there).  INV_NOTFOUND if no node has
+ * in->node_id.  In a transaction.
  */
 int inv_report_store(struct inv *inv, const struct inv_report_in *in);
-/* Delete samples older than before (unix seconds). Returns rows deleted, or -1. */
+/* Delete samples older than before (unix seconds). Returns samples deleted, or -1. */
 int64_t inv_samples_prune(struct inv *inv, double before);
 /* Samples of a node ("" every node's; 0 for an unknown node), or -1. */
 int64_t inv_samples_count(struct inv *inv, const char *node);

@@ -15,6 +15,26 @@
 
 #include "inventory.h"
 
+/*
+ * A node's newest samples wait in its row until INV_SAMPLES_PENDING have
+ * come: nodes.samples_pending holds them as JSON arrays [t, memory_used,
+ * memory_total, power_watts, link_speeds] joined by commas, oldest first,
+ * and samples_pending_n counts them (both NULL when none).  Then they go to
+ * the samples table together, in the same transaction as the report that
+ * completed them.  A report rewrites its node's row anyway: so it changes
+ * one page, not two (the row's, and the last of the node's run in the
+ * samples table), and that run's page changes once per INV_SAMPLES_PENDING
+ * reports.  Appending is text: no JSON is parsed on the way in.  Whoever
+ * reads samples reads both (inventory_samples.c).
+ */
+#define INV_SAMPLES_PENDING 8
+/* json_each of the pending samples of node row n, as p. */
+#define INV_PENDING_EACH "json_each('[' || n.samples_pending || ']') p"
+/* The columns of samples, from a pending sample p. */
+#define INV_PENDING_COLS "json_extract(p.value, '$[0]'), json_extract(p.value, '$[1]'), " \
+	"json_extract(p.value, '$[2]'), json_extract(p.value, '$[3]'), " \
+	"json_extract(p.value, '$[4]')"
+
 /* The statements prepared at open; their SQL is in inventory.c. */
 enum inv_stmt {
 	ST_BEGIN,
@@ -41,7 +61,12 @@ enum inv_stmt {
 	ST_NODE_REMOVE,
 	ST_REPORT_UPDATE,
 	ST_SAMPLE_INSERT,
+	ST_SAMPLES_PENDING_N,
+	ST_SAMPLES_FLUSH,
+	ST_SAMPLES_CLEAR,
 	ST_SAMPLES_PRUNE,
+	ST_SAMPLES_PENDING_OLD,
+	ST_SAMPLES_PENDING_PRUNE,
 	ST_SAMPLES_COUNT_ALL,
 	ST_SAMPLES_COUNT_NODE,
 	ST_CLUSTER_ADD,

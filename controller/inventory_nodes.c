@@ -5,10 +5,14 @@
  * A node's summary columns (serial, model, chip, OS, RDMA state, memory,
  * power, boot time) are copied from each report as it is stored, so that
  * listing nodes never parses JSON.  inv_report_store is the hot path: two
- * prepared statements, no query.
+ * prepared statements (the node's row rewritten, its sample appended to
+ * those the row holds; how many it holds), and in one report of
+ * INV_SAMPLES_PENDING two more that move them to the samples table.
  */
 #include "inventory_db.h"
 
+#include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,37 +512,163 @@ inv_node_remove(struct inv *inv, const char *name)
 
 /* ---- reports and samples ---- */
 
-/* INV_NOTFOUND when no node has in->node_id.  On -1 the caller rolls back. */
+/* v as JSON, read back the same (17 digits), into buf (32 bytes); null when not finite. */
+static size_t
+fmt_exact(char *buf, double v)
+{
+	const char *dp = localeconv()->decimal_point;
+	char *p;
+
+	if (!isfinite(v))
+		return (size_t)snprintf(buf, 32, "null");
+	int n = snprintf(buf, 32, "%.17g", v);
+	if (dp[0] != '.' && dp[0] != '\0' && (p = strchr(buf, dp[0])) != NULL)
+		*p = '.';
+	return (size_t)n;
+}
+
+static size_t
+fmt_i64(char *buf, int64_t v)
+{
+	return v == REPORT_NULL_I64 ? (size_t)snprintf(buf, 32, "null") :
+	    (size_t)snprintf(buf, 32, "%" PRId64, v);
+}
+
+/* s as a JSON string, quotes included, into buf (6 * strlen(s) + 3 bytes at least). */
+static size_t
+json_quote(char *buf, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	buf[n++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20) {
+			memcpy(buf + n, "\\u00", 4);
+			buf[n + 4] = hex[c >> 4];
+			buf[n + 5] = hex[c & 15];
+			n += 6;
+		} else
+			buf[n++] = (char)c;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return n;
+}
+
+#define SAMPLE_JSON_MAX (6 * INV_SPEEDS_MAX + 4 * 32 + 16)
+
+/*
+ * The sample a report makes, as a pending one (inventory_db.h), into buf
+ * (SAMPLE_JSON_MAX bytes): [t, memory_used, memory_total, power_watts,
+ * link_speeds], nulls for what is unknown.
+ */
+static size_t
+sample_json(char *buf, double t, const struct inv_report_summary *sum)
+{
+	char num[4][32], speeds[6 * INV_SPEEDS_MAX + 3];
+
+	fmt_exact(num[0], t);
+	fmt_i64(num[1], sum->memory_used);
+	fmt_i64(num[2], sum->memory_total);
+	fmt_exact(num[3], sum->power_watts);
+	if (sum->link_speeds[0] != '\0')
+		json_quote(speeds, sum->link_speeds);
+	else
+		memcpy(speeds, "null", 5);
+	return (size_t)snprintf(buf, SAMPLE_JSON_MAX, "[%s,%s,%s,%s,%s]", num[0], num[1], num[2],
+	    num[3], speeds);
+}
+
+/*
+ * Store the report: its row, and its sample among the row's pending ones;
+ * with INV_SAMPLES_PENDING of them, they go to the samples table.  Returns
+ * 0, INV_NOTFOUND when no node has in->node_id, or -1 (the caller rolls
+ * back).
+ */
+static int
+store(struct inv *inv, const struct inv_report_in *in)
+{
+	sqlite3_stmt *s = inv->st[ST_REPORT_UPDATE];
+	char sample[SAMPLE_JSON_MAX];
+	size_t len = sample_json(sample, in->received_at, in->sum);
+	int rc, pending = 0;
+
+	if ((bind_report(s, in->node_id, in->json, in->json_len, in->received_at, in->sum) |
+	    sqlite3_bind_int(s, 14, in->stale != 0) |
+	    sqlite3_bind_text(s, 15, sample, (int)len, SQLITE_STATIC)) != SQLITE_OK) {
+		sqlite3_reset(s);
+		return INV_FAIL(inv, "bind");
+	}
+	if ((rc = inv_step_done(inv, s, __func__)) != 0)
+		return rc;
+	if (sqlite3_changes(inv->db) == 0)
+		return INV_NOTFOUND;
+	s = inv->st[ST_SAMPLES_PENDING_N];
+	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK ||
+	    (pending = (int)inv_step_int(inv, s, __func__)) < 0)
+		return -1;
+	if (pending < INV_SAMPLES_PENDING)
+		return 0;
+	s = inv->st[ST_SAMPLES_FLUSH];
+	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK ||
+	    inv_step_done(inv, s, __func__) != 0)
+		return INV_FAIL(inv, "flush samples");
+	s = inv->st[ST_SAMPLES_CLEAR];
+	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK)
+		return INV_FAIL(inv, "bind");
+	return inv_step_done(inv, s, __func__);
+}
+
 int
 inv_report_store(struct inv *inv, const struct inv_report_in *in)
 {
-	sqlite3_stmt *s = inv->st[ST_REPORT_UPDATE];
-	int rc, own;
+	int own;
 
 	if (inv_tx_start(inv, &own) == -1)
 		return -1;
-	if ((bind_report(s, in->node_id, in->json, in->json_len, in->received_at,
-	    in->sum) | sqlite3_bind_int(s, 14, in->stale != 0)) != SQLITE_OK) {
-		sqlite3_reset(s);
-		rc = INV_FAIL(inv, "bind");
-	} else if ((rc = inv_step_done(inv, s, __func__)) == 0 &&
-	    sqlite3_changes(inv->db) == 0)
-		rc = INV_NOTFOUND;
-	if (rc == 0)
-		rc = insert_sample(inv, in->node_id, in->received_at, in->sum);
-	return inv_tx_end(inv, own, rc);
+	return inv_tx_end(inv, own, store(inv, in));
 }
 
-int64_t
-inv_samples_prune(struct inv *inv, double before)
+/* The samples older than before, in the table and pending: how many, or -1. */
+static int64_t
+prune(struct inv *inv, double before)
 {
 	sqlite3_stmt *s = inv->st[ST_SAMPLES_PRUNE];
+	int64_t gone, pending;
 
 	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK)
 		return INV_FAIL(inv, "bind");
 	if (inv_step_done(inv, s, __func__) != 0)
 		return -1;
-	return (int64_t)sqlite3_changes64(inv->db);
+	gone = (int64_t)sqlite3_changes64(inv->db);
+	s = inv->st[ST_SAMPLES_PENDING_OLD];
+	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK ||
+	    (pending = inv_step_int(inv, s, __func__)) < 0)
+		return INV_FAIL(inv, "count pending samples");
+	if (pending == 0)
+		return gone;
+	s = inv->st[ST_SAMPLES_PENDING_PRUNE];
+	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK ||
+	    inv_step_done(inv, s, __func__) != 0)
+		return INV_FAIL(inv, "prune pending samples");
+	return gone + pending;
+}
+
+int64_t
+inv_samples_prune(struct inv *inv, double before)
+{
+	int own;
+
+	if (inv_tx_start(inv, &own) == -1)
+		return -1;
+	int64_t n = prune(inv, before);
+	return inv_tx_end(inv, own, n < 0 ? -1 : 0) == 0 ? n : -1;
 }
 
 /* node NULL or "": every node's; an unknown node has none. */

@@ -12,16 +12,22 @@
 
 #include "log.h"
 
+/* Node ?1's samples since ?2: those of the table, and those pending in its row. */
+#define NODE_SAMPLES \
+	"WITH s (t, memory_used, memory_total, power_watts, link_speeds) AS (" \
+	" SELECT t, memory_used, memory_total, power_watts, link_speeds FROM samples" \
+	"  WHERE node_id = ?1 AND t >= ?2" \
+	" UNION ALL SELECT " INV_PENDING_COLS " FROM nodes n, " INV_PENDING_EACH \
+	"  WHERE n.id = ?1 AND json_extract(p.value, '$[0]') >= ?2) "
 /* Newest first (the caller reverses), so that LIMIT keeps the newest. */
-static const char *const sql_raw =
-	"SELECT t, memory_used, memory_total, power_watts, link_speeds FROM samples"
-	" WHERE node_id = ?1 AND t >= ?2 ORDER BY t DESC LIMIT ?3";
+static const char *const sql_raw = NODE_SAMPLES
+	"SELECT t, memory_used, memory_total, power_watts, link_speeds FROM s"
+	" ORDER BY t DESC LIMIT ?3";
 /* Per interval: the latest row's values (SQLite's bare columns beside max()),
  * power averaged. */
-static const char *const sql_step =
-	"SELECT max(t), memory_used, memory_total, avg(power_watts), link_speeds FROM samples"
-	" WHERE node_id = ?1 AND t >= ?2 GROUP BY CAST(t / ?4 AS INTEGER)"
-	" ORDER BY 1 DESC LIMIT ?3";
+static const char *const sql_step = NODE_SAMPLES
+	"SELECT max(t), memory_used, memory_total, avg(power_watts), link_speeds FROM s"
+	" GROUP BY CAST(t / ?4 AS INTEGER) ORDER BY 1 DESC LIMIT ?3";
 
 static int
 node_id(struct inv *inv, const char *name, int64_t *id)

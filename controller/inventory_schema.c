@@ -9,7 +9,7 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 8: the tables below, and what migrations 3 to 8 add,
+ * Schema (version 9: the tables below, and what migrations 3 to 9 add,
  * described at each; node_ssh, ssh_credentials, rollouts, rollout_nodes and
  * rollout_log of 6 also in inventory_rollout.c).  Times are unix seconds
  * (REAL).  NULL is "unknown" or "none" everywhere: the report's NAN,
@@ -25,8 +25,10 @@
  *             os_version, os_build, rdma, memory_total, memory_used =
  *             total - free, power_watts = power.system_watts, boot_time =
  *             the last one known), last_report_at, enrolled_at, report_json
- *             (the last column, so that listing nodes never reads its
- *             overflow pages)
+ *             (the last column of version 1, so that listing nodes never
+ *             reads its overflow pages), samples_pending and
+ *             samples_pending_n (9: the newest samples and their count,
+ *             until they go to samples; inventory_db.h)
  *   samples   node_id -> nodes (ON DELETE CASCADE), t, memory_used,
  *             memory_total, power_watts, link_speeds ("2:80,3:40": receptacle
  *             and negotiated Gb/s of the ports whose speed is known);
@@ -276,6 +278,10 @@ static const char *const migrations[] = {
 	 * lockstep's stop before any node updates), so that the campaign's end
 	 * restores it, after a controller restart too; NULL when none. */
 	"ALTER TABLE placements ADD COLUMN rollout_id INTEGER;",
+	/* 9: a node's newest samples, kept in its row until there are
+	 * INV_SAMPLES_PENDING of them (inventory_db.h). */
+	"ALTER TABLE nodes ADD COLUMN samples_pending TEXT;"
+	"ALTER TABLE nodes ADD COLUMN samples_pending_n INTEGER;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

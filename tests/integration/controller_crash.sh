@@ -57,8 +57,10 @@ check_jq "all $NODES nodes are there" "$TMP/nodes.json" ".nodes | length == $NOD
 # stored samples from the file; latest stored collected_at from the API.
 awk '{ms = sprintf("%.0f", $2 * 1000); n[$1]++; if (!($1 in m) || ms + 0 > m[$1] + 0) m[$1] = ms}
 	END {for (k in n) print k, n[k], m[k]}' "$TMP/acks" | sort >"$TMP/acked"
-sqlite3 -separator ' ' "$DB" 'SELECT n.name, count(s.node_id) FROM nodes n
-	LEFT JOIN samples s ON s.node_id = n.id GROUP BY n.id' | sort >"$TMP/stored"
+# a node's samples: those of the table, and those still waiting in its row
+sqlite3 -separator ' ' "$DB" 'SELECT n.name, (SELECT count(*) FROM samples s
+	WHERE s.node_id = n.id) + coalesce(n.samples_pending_n, 0)
+	FROM nodes n' | sort >"$TMP/stored"
 fewer=0 older=0 missing=0
 while read -r name count last; do
 	samples=$(awk -v n="$name" '$1 == n {print $2}' "$TMP/stored")

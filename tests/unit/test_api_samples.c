@@ -1,8 +1,10 @@
 /*
  * A node's samples: inv_samples_list (inventory_samples.c: since, step
  * buckets with power averaged, the newest kept under a limit, an unknown
- * node) on a real SQLite file, and their JSON (api_json_samples.c) through
- * a round trip with nulls and bad input.
+ * node) on a real SQLite file, the samples that wait in the node's row
+ * (inventory_db.h) counted, listed, pruned and removed with the others, and
+ * their JSON (api_json_samples.c) through a round trip with nulls and bad
+ * input.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "api_samples.h"
 #include "inventory.h"
@@ -142,6 +146,145 @@ test_list_step(void **state)
 	free(s);
 }
 
+/* One number from the inventory file, read by a connection of the test's own. */
+static int64_t
+file_int(struct fx *f, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * Every sample counts and lists the same whether it waits in the node's row
+ * or went to the table -- after a reopen too -- and its time comes back
+ * exactly; they go to the table eight at a time.
+ */
+static void
+test_pending_samples(void **state)
+{
+	struct fx *f = *state;
+	struct api_sample *s;
+	char err[256];
+	int n;
+
+	for (int i = 0; i < 20; i++) {
+		store(f, T0 + i + 0.123456789, 100.25 + i);
+		assert_int_equal(inv_samples_count(f->inv, "mac1"), i + 2);   /* + enrolment's */
+	}
+	assert_int_equal(inv_samples_count(f->inv, ""), 21);
+	assert_int_equal(file_int(f, "SELECT count(*) FROM samples"), 1 + 16);
+	assert_int_equal(file_int(f, "SELECT samples_pending_n FROM nodes"), 4);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(inv_samples_list(f->inv, "mac1", 0, 0, 100, &s, &n), 0);
+		assert_int_equal(n, 21);
+		assert_true(s[0].t == T0 - 1);
+		for (int i = 0; i < 20; i++) {
+			assert_true(s[i + 1].t == T0 + i + 0.123456789);
+			assert_true(s[i + 1].power_watts == 100.25 + i);
+			assert_string_equal(s[i + 1].link_speeds, "2:40");
+		}
+		free(s);
+		/* the newest 3: all pending; since a time in the table: both */
+		assert_int_equal(inv_samples_list(f->inv, "mac1", 0, 0, 3, &s, &n), 0);
+		assert_int_equal(n, 3);
+		assert_true(s[0].t == T0 + 17 + 0.123456789);
+		free(s);
+		assert_int_equal(inv_samples_list(f->inv, "mac1", T0 + 14, 0, 100, &s, &n), 0);
+		assert_int_equal(n, 6);
+		free(s);
+		/* 3 s intervals: [15, 18) holds the table's last and the row's first two */
+		assert_int_equal(inv_samples_list(f->inv, "mac1", T0 + 15, 3, 100, &s, &n), 0);
+		assert_int_equal(n, 2);
+		assert_true(s[0].t == T0 + 17 + 0.123456789);
+		assert_true(fabs(s[0].power_watts - 116.25) < 1e-9);   /* 15, 16 and 17 */
+		assert_true(s[1].t == T0 + 19 + 0.123456789);
+		free(s);
+		inv_close(f->inv);
+		assert_non_null(f->inv = inv_open(f->path, err, sizeof(err)));
+	}
+}
+
+/* Unknown memory, power and speeds: nulls, pending or not. */
+static void
+test_pending_nulls(void **state)
+{
+	struct fx *f = *state;
+	struct api_sample *s;
+	struct inv_report_summary sum;
+	int n;
+
+	f->r->memory.total_bytes = REPORT_NULL_I64;
+	f->r->thunderbolt.n_ports = 0;
+	f->r->power.system_watts = NAN;
+	inv_report_summarize(f->r, &sum);
+	for (int i = 0; i < 10; i++) {
+		struct inv_report_in in = { .node_id = f->id, .received_at = T0 + i, .sum = &sum,
+			.json = "{}", .json_len = 2 };
+		assert_int_equal(inv_report_store(f->inv, &in), 0);
+	}
+	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
+	assert_int_equal(n, 10);
+	for (int i = 0; i < 10; i++) {   /* 8 from the table, 2 from the row */
+		assert_true(s[i].memory_total_bytes == REPORT_NULL_I64);
+		assert_true(s[i].memory_used_bytes == REPORT_NULL_I64);
+		assert_true(isnan(s[i].power_watts));
+		assert_string_equal(s[i].link_speeds, "");
+	}
+	free(s);
+}
+
+/* A receptacle name with a quote, a backslash and a control character. */
+static void
+test_pending_odd_speeds(void **state)
+{
+	struct fx *f = *state;
+	struct api_sample *s;
+	int n;
+
+	REPORT_SET(f->r->thunderbolt.ports[0].receptacle, "a\"b\\c\x01");
+	for (int i = 0; i < 10; i++)
+		store(f, T0 + i, 100);
+	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
+	assert_int_equal(n, 10);
+	for (int i = 0; i < 10; i++)   /* 8 from the table, 2 from the row */
+		assert_string_equal(s[i].link_speeds, "a\"b\\c\x01:40");
+	free(s);
+}
+
+/* Pruning takes the old samples that wait in a row too; removing the node, all. */
+static void
+test_pending_prune_remove(void **state)
+{
+	struct fx *f = *state;
+	struct api_sample *s;
+	int n;
+
+	for (int i = 0; i < 3; i++)
+		store(f, T0 + i, 100);
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 1.5), 3);   /* T0 - 1, T0, T0 + 1 */
+	assert_int_equal(inv_samples_count(f->inv, "mac1"), 1);
+	assert_int_equal(inv_samples_list(f->inv, "mac1", 0, 0, 100, &s, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(s[0].t == T0 + 2);
+	free(s);
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 1.5), 0);
+	assert_int_equal(inv_samples_prune(f->inv, T0 + 100), 1);
+	assert_int_equal(file_int(f, "SELECT count(*) FROM nodes WHERE samples_pending IS NULL AND samples_pending_n IS NULL"),
+	    1);
+	for (int i = 0; i < 3; i++)
+		store(f, T0 + 10 + i, 100);
+	assert_int_equal(inv_node_remove(f->inv, "mac1"), 0);
+	assert_int_equal(inv_samples_count(f->inv, ""), 0);
+}
+
 static void
 test_list_unknown_node(void **state)
 {
@@ -212,6 +355,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_list_since_and_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_unknown_node, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_nulls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_odd_speeds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_prune_remove, setup, teardown),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_bad),
 	};

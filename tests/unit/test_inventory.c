@@ -430,7 +430,7 @@ test_checkpoint_elsewhere(void **state)
 		assert_true(inv_wal_frames(f->inv) > last);
 		last = inv_wal_frames(f->inv);
 	}
-	assert_true(last > 1000);
+	assert_true(last >= 600);   /* a page or more per report */
 	assert_int_equal(inv_checkpoint(ck, &frames, &copied), 0);
 	assert_int_equal(frames, last);
 	assert_int_equal(copied, frames);
