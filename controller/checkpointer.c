@@ -21,7 +21,7 @@
 #include "ctrl.h"
 #include "log.h"
 
-#define CKPT_FRAMES 32768     /* WAL pages (64 MiB of 4 KiB pages) that start a checkpoint */
+#define CKPT_FRAMES 32768     /* WAL pages (128 MiB of 4 KiB pages) that start a checkpoint */
 #define CKPT_TAIL 1024        /* pages left for the checkpoint under inv_mu, at most */
 #define CKPT_ROUNDS 4         /* passive checkpoints tried before that one */
 #define CKPT_POLL_MS 100
