@@ -9,9 +9,10 @@
  * numbers are out of order, SQLite swaps two of them through a spare
  * number, the one after the lock page (PENDING_BYTE / page size + 1, page
  * 262,145 at 4 KiB) -- and from then on pcache1 believes a page may sit
- * there.  Storing reports splits a page of the samples table in most
- * commits, so most commits walked the whole cache: about 16,000 pages for
- * 10,000 nodes, a tenth of the writer's time.
+ * there.  Samples grow at as many places in their table as there are
+ * nodes, so its pages split often, and every commit after a split walked
+ * the whole cache: about 16,000 pages for 10,000 nodes, when samples still
+ * went to the table one report at a time a tenth of the writer's time.
  *
  * Here each cache keeps its own bound: the highest number fetched, and a
  * count of the pages parked at the spare number (rekeyed there, not yet
