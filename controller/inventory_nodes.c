@@ -12,12 +12,12 @@
 #include "inventory_db.h"
 
 #include <inttypes.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_enc.h"
 #include "log.h"
 
 static const char *
@@ -512,53 +512,23 @@ inv_node_remove(struct inv *inv, const char *name)
 
 /* ---- reports and samples ---- */
 
-/* v as JSON, read back the same (17 digits), into buf (32 bytes); null when not finite. */
-static size_t
+/* v as JSON, read back the same, into buf (32 bytes); null when not finite. */
+static void
 fmt_exact(char *buf, double v)
 {
-	const char *dp = localeconv()->decimal_point;
-	char *p;
-
-	if (!isfinite(v))
-		return (size_t)snprintf(buf, 32, "null");
-	int n = snprintf(buf, 32, "%.17g", v);
-	if (dp[0] != '.' && dp[0] != '\0' && (p = strchr(buf, dp[0])) != NULL)
-		*p = '.';
-	return (size_t)n;
+	if (isfinite(v))
+		json_fmt_double17(buf, 32, v);
+	else
+		memcpy(buf, "null", 5);
 }
 
-static size_t
+static void
 fmt_i64(char *buf, int64_t v)
 {
-	return v == REPORT_NULL_I64 ? (size_t)snprintf(buf, 32, "null") :
-	    (size_t)snprintf(buf, 32, "%" PRId64, v);
-}
-
-/* s as a JSON string, quotes included, into buf (6 * strlen(s) + 3 bytes at least). */
-static size_t
-json_quote(char *buf, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
-
-	buf[n++] = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			memcpy(buf + n, "\\u00", 4);
-			buf[n + 4] = hex[c >> 4];
-			buf[n + 5] = hex[c & 15];
-			n += 6;
-		} else
-			buf[n++] = (char)c;
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-	return n;
+	if (v == REPORT_NULL_I64)
+		memcpy(buf, "null", 5);
+	else
+		snprintf(buf, 32, "%" PRId64, v);
 }
 
 #define SAMPLE_JSON_MAX (6 * INV_SPEEDS_MAX + 4 * 32 + 16)
@@ -578,7 +548,7 @@ sample_json(char *buf, double t, const struct inv_report_summary *sum)
 	fmt_i64(num[2], sum->memory_total);
 	fmt_exact(num[3], sum->power_watts);
 	if (sum->link_speeds[0] != '\0')
-		json_quote(speeds, sum->link_speeds);
+		json_fmt_string(speeds, sum->link_speeds);
 	else
 		memcpy(speeds, "null", 5);
 	return (size_t)snprintf(buf, SAMPLE_JSON_MAX, "[%s,%s,%s,%s,%s]", num[0], num[1], num[2],

@@ -10,20 +10,61 @@
 
 #include "report.h"
 
-void
-json_fmt_double(char *buf, size_t size, double v)
+/* The locale's decimal point in buf, if not '.', made a '.'. */
+static void
+dot(char *buf)
 {
 	const char *dp = localeconv()->decimal_point;
 	char *s;
-	int prec;
 
-	for (prec = 15; prec <= 17; prec++) {
+	if (dp[0] != '.' && dp[0] != '\0' && (s = strchr(buf, dp[0])) != NULL)
+		*s = '.';
+}
+
+void
+json_fmt_double(char *buf, size_t size, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, size, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	if (dp[0] != '.' && dp[0] != '\0' && (s = strchr(buf, dp[0])) != NULL)
-		*s = '.';
+	dot(buf);
+}
+
+size_t
+json_fmt_double17(char *buf, size_t size, double v)
+{
+	int n = snprintf(buf, size, "%.17g", v);
+
+	dot(buf);
+	return n > 0 ? (size_t)n : 0;
+}
+
+size_t
+json_fmt_string(char *buf, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	buf[n++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20) {
+			memcpy(buf + n, "\\u00", 4);
+			buf[n + 4] = hex[c >> 4];
+			buf[n + 5] = hex[c & 15];
+			n += 6;
+		} else
+			buf[n++] = (char)c;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return n;
 }
 
 int

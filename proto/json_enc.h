@@ -34,5 +34,18 @@ cJSON *json_enc_double(double v);
  * %.15g..%.17g that strtod() reads back to v, with a '.' whatever the locale.
  */
 void json_fmt_double(char *buf, size_t size, double v);
+/*
+ * Format finite v into buf (at least 32 bytes) with 17 significant digits,
+ * which always read back to v: one printf where json_fmt_double may take
+ * three, for numbers that are written often and read by programs.  Returns
+ * its length.
+ */
+size_t json_fmt_double17(char *buf, size_t size, double v);
+/*
+ * s as a JSON string, quotes included, into buf (at least 6 * strlen(s) + 3
+ * bytes): '"', '\\' and control characters escaped, other bytes as they are.
+ * Returns its length.
+ */
+size_t json_fmt_string(char *buf, const char *s);
 
 #endif

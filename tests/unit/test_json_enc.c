@@ -79,6 +79,39 @@ test_doubles(void **state)
 }
 
 static void
+test_double17_and_string(void **state)
+{
+	(void)state;
+	char b[64];
+	double t = 1795348298.6301229;
+
+	/* 17 digits, always: the same double back */
+	size_t n = json_fmt_double17(b, sizeof(b), t);
+	assert_int_equal(n, strlen(b));
+	assert_true(strtod(b, NULL) == t);
+	json_fmt_double17(b, sizeof(b), 0.1);
+	assert_string_equal(b, "0.10000000000000001");
+	assert_true(strtod(b, NULL) == 0.1);
+	if (setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL) {
+		json_fmt_double17(b, sizeof(b), 2.5);
+		assert_string_equal(b, "2.5");
+		setlocale(LC_NUMERIC, "C");
+	}
+	/* quotes, backslashes and control characters escaped; the rest as is */
+	n = json_fmt_string(b, "2:80,3:40");
+	assert_int_equal(n, 11);
+	assert_string_equal(b, "\"2:80,3:40\"");
+	json_fmt_string(b, "a\"b\\c\x01\n\xc3\xa9");
+	assert_string_equal(b, "\"a\\\"b\\\\c\\u0001\\u000a\xc3\xa9\"");
+	cJSON *j = cJSON_Parse(b);
+	assert_non_null(j);
+	assert_string_equal(j->valuestring, "a\"b\\c\x01\n\xc3\xa9");
+	cJSON_Delete(j);
+	json_fmt_string(b, "");
+	assert_string_equal(b, "\"\"");
+}
+
+static void
 test_attach(void **state)
 {
 	(void)state;
@@ -97,6 +130,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nulls),
 		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_double17_and_string),
 		cmocka_unit_test(test_attach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
