@@ -580,19 +580,21 @@ store(struct inv *inv, const struct inv_report_in *in)
 	if (sqlite3_changes(inv->db) == 0)
 		return INV_NOTFOUND;
 	s = inv->st[ST_SAMPLES_PENDING_N];
-	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK ||
-	    (pending = (int)inv_step_int(inv, s, __func__)) < 0)
+	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK)
+		return INV_FAIL(inv, "bind");
+	if ((pending = (int)inv_step_int(inv, s, __func__)) < 0)
 		return -1;
 	if (pending < INV_SAMPLES_PENDING)
 		return 0;
 	s = inv->st[ST_SAMPLES_FLUSH];
-	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK ||
-	    inv_step_done(inv, s, __func__) != 0)
-		return INV_FAIL(inv, "flush samples");
+	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK)
+		return INV_FAIL(inv, "bind");
+	if (inv_step_done(inv, s, __func__) != 0)
+		return -1;
 	s = inv->st[ST_SAMPLES_CLEAR];
 	if (sqlite3_bind_int64(s, 1, in->node_id) != SQLITE_OK)
 		return INV_FAIL(inv, "bind");
-	return inv_step_done(inv, s, __func__);
+	return inv_step_done(inv, s, __func__) != 0 ? -1 : 0;
 }
 
 int
@@ -618,15 +620,15 @@ prune(struct inv *inv, double before)
 		return -1;
 	gone = (int64_t)sqlite3_changes64(inv->db);
 	s = inv->st[ST_SAMPLES_PENDING_OLD];
-	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK ||
-	    (pending = inv_step_int(inv, s, __func__)) < 0)
-		return INV_FAIL(inv, "count pending samples");
-	if (pending == 0)
-		return gone;
+	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK)
+		return INV_FAIL(inv, "bind");
+	if ((pending = inv_step_int(inv, s, __func__)) <= 0)
+		return pending < 0 ? -1 : gone;
 	s = inv->st[ST_SAMPLES_PENDING_PRUNE];
-	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK ||
-	    inv_step_done(inv, s, __func__) != 0)
-		return INV_FAIL(inv, "prune pending samples");
+	if (sqlite3_bind_double(s, 1, before) != SQLITE_OK)
+		return INV_FAIL(inv, "bind");
+	if (inv_step_done(inv, s, __func__) != 0)
+		return -1;
 	return gone + pending;
 }
 

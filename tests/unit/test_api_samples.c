@@ -218,18 +218,12 @@ test_pending_nulls(void **state)
 {
 	struct fx *f = *state;
 	struct api_sample *s;
-	struct inv_report_summary sum;
 	int n;
 
 	f->r->memory.total_bytes = REPORT_NULL_I64;
 	f->r->thunderbolt.n_ports = 0;
-	f->r->power.system_watts = NAN;
-	inv_report_summarize(f->r, &sum);
-	for (int i = 0; i < 10; i++) {
-		struct inv_report_in in = { .node_id = f->id, .received_at = T0 + i, .sum = &sum,
-			.json = "{}", .json_len = 2 };
-		assert_int_equal(inv_report_store(f->inv, &in), 0);
-	}
+	for (int i = 0; i < 10; i++)
+		store(f, T0 + i, NAN);
 	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
 	assert_int_equal(n, 10);
 	for (int i = 0; i < 10; i++) {   /* 8 from the table, 2 from the row */
