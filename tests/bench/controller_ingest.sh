@@ -8,6 +8,10 @@
 # report is committed to disk.  Goals: at least 20,000 reports/s, and at
 # least 0.5 of bare204's rate.  Exit 1 if a goal is missed.
 #
+# The load generator runs on the same 2 cores: each round also prints the
+# processor time, per answered report, of the server and of the load
+# generator, so that the rate can be read against what each side spent.
+#
 # Both servers run side by side, and the load goes to one, then the other,
 # ROUNDS times: the figures compared are each server's median round, so
 # that a slow moment of the machine (it varies by +-10% from one 10 s to
@@ -45,6 +49,18 @@ idle_cores() {
 		'BEGIN {printf "%.2f", (b - a) / hz / s}'
 }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+# A process's processor time so far, user and system, in clock ticks (Linux).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null; }
+# Microseconds of processor time per answer: SECONDS over the ok= of LINE.
+per_ok() {
+	[ -n "$1" ] || { echo "?"; return; }
+	awk -v s="$1" -v n="$(field ok "$2")" 'BEGIN {if (n > 0) printf "%.1f", s * 1e6 / n; else print "?"}'
+}
+# Seconds between two cpu_ticks, or nothing when either is unknown.
+ticks_s() {
+	[ -n "$1" ] && [ -n "$2" ] || return 0
+	awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.4f", (b - a) / hz}'
+}
 
 DB=$TMP/inventory.db
 bg_start "$TMP/ctl.log" "$BIN/tbcontrollerd" --db "$DB" --listen 127.0.0.1:0 \
@@ -58,6 +74,7 @@ enrol=$("$LG" setup "$CU" "$TMP/admin-token" "$NODES" "$TMP/tokens" --concurrenc
 	{ echo "loadgen setup failed"; tail -n 5 "$TMP/ctl.log"; exit 1; }
 
 bg_start "$TMP/bare.log" "$BIN/tests/bench/bare204" --listen 127.0.0.1:0
+BARE_PID=$BG_PID
 wait_for "bare204 to listen" 10 grep -q 'listening on' "$TMP/bare.log" ||
 	{ cat "$TMP/bare.log"; exit 1; }
 BU=http://127.0.0.1:$(logged_port "$TMP/bare.log")
@@ -73,19 +90,24 @@ if command -v perf >/dev/null; then
 fi
 curl -sf "$CU/metrics" >"$TMP/m0" || { echo "GET /metrics failed"; exit 1; }
 
-# round WHO URL: one run of the load against a server; its loadgen line,
-# with the machine's idle cores during it, appended to $TMP/WHO.runs.
+# round WHO URL PID: one run of the load against a server; its loadgen
+# line, with the machine's idle cores and the processor time per answer of
+# the server and of loadgen during it, appended to $TMP/WHO.runs.
 round() {
-	local out i0
+	local out i0 c0 srv
 	i0=$(idle_ticks)
+	c0=$(cpu_ticks "$3")
 	out=$("$LG" run "$2" "$TMP/tokens" --seconds "$SECS" --concurrency "$CONC" \
 		2>"$TMP/lg-$1.err") ||
 		{ echo "loadgen against $1 failed: $out"; cat "$TMP/lg-$1.err"; return 1; }
-	echo "$out idle_cores=$(idle_cores "$i0" "$(idle_ticks)")" >>"$TMP/$1.runs"
+	srv=$(ticks_s "$c0" "$(cpu_ticks "$3")")
+	echo "$out idle_cores=$(idle_cores "$i0" "$(idle_ticks)")" \
+		"server_cpu_us=$(per_ok "$srv" "$out") loadgen_cpu_us=$(per_ok "$(field cpu_s "$out")" "$out")" \
+		>>"$TMP/$1.runs"
 }
 for ((r = 1; r <= ROUNDS; r++)); do
-	round tbcontrollerd "$CU" || exit 1
-	round bare204 "$BU" || exit 1
+	round tbcontrollerd "$CU" "$CTL_PID" || exit 1
+	round bare204 "$BU" "$BARE_PID" || exit 1
 done
 
 curl -sf "$CU/metrics" >"$TMP/m1" || { echo "GET /metrics failed"; exit 1; }
@@ -142,6 +164,9 @@ echo "                 group commit: $reports reports in $commits commits" \
 	"(tbmesh_controller_commits_total): $batch reports per commit on average"
 echo "  rate (median): tbcontrollerd $c_rate/s, bare204 $b_rate/s  (goal >= 20000/s)"
 echo "  p99 (median round): tbcontrollerd $c_p99 ms, bare204 $b_p99 ms"
+echo "  CPU per report (median round): tbcontrollerd $(field server_cpu_us "$c_run") us," \
+	"bare204 $(field server_cpu_us "$b_run") us; loadgen $(field loadgen_cpu_us "$c_run") us" \
+	"and $(field loadgen_cpu_us "$b_run") us"
 echo "  ratio (tbcontrollerd / bare204, rate): $ratio  (goal >= 0.5)"
 [ "$c_failed" = 0 ] || echo "  tbcontrollerd refused $c_failed reports: $(cat "$TMP/lg-tbcontrollerd.err")"
 awk -v r="$c_rate" -v q="$ratio" -v f="$c_failed" \

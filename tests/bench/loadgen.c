@@ -17,8 +17,10 @@
  *     over the nodes of TOKENS_FILE and never two at once for one node (as
  *     one agent sends them), until S seconds have passed or N were sent;
  *     then waits for the answers still due and prints one line:
- *       sent=N ok=N failed=N seconds=S rate=R/s p50_ms=M p99_ms=M
- *     rate counts the 2xx per second; the latencies are those of the 2xx.
+ *       sent=N ok=N failed=N seconds=S rate=R/s p50_ms=M p99_ms=M cpu_s=C
+ *     rate counts the 2xx per second; the latencies are those of the 2xx;
+ *     cpu_s is the processor time (user and system) loadgen itself used
+ *     over the run, its share of a machine it shares with the server.
  *     With --ack-log, each 2xx appends "name collected_at" to FILE as it
  *     arrives, so FILE holds a line only for a report the server
  *     acknowledged.  SIGTERM and SIGINT end the run early, as the end of S
@@ -44,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +111,18 @@ struct lg {
 };
 
 static volatile sig_atomic_t stopping;
+
+/* The processor time this process has used, user and system, in seconds. */
+static double
+cpu_used(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == -1)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 static double
 mono(void)
@@ -507,10 +522,10 @@ run(struct lg *g, const char *tokens, double seconds, int conc, const char *ack_
 	}
 	g->start = run_start;
 	g->finish = run_finish;
-	double t0 = mono();
+	double t0 = mono(), cpu0 = cpu_used();
 	g->deadline = t0 + seconds;
 	loop(g);
-	double took = mono() - t0;
+	double took = mono() - t0, cpu = cpu_used() - cpu0;
 	double p50 = 0, p99 = 0;
 	if (g->nlat > 0) {
 		qsort(g->lat, g->nlat, sizeof(double), cmp_double);
@@ -520,8 +535,8 @@ run(struct lg *g, const char *tokens, double seconds, int conc, const char *ack_
 	if (g->failed > 0)
 		fprintf(stderr, "loadgen: first failure: %s\n", g->first_failure);
 	printf("sent=%" PRIu64 " ok=%" PRIu64 " failed=%" PRIu64 " seconds=%.2f rate=%.0f/s "
-	    "p50_ms=%.2f p99_ms=%.2f\n", g->sent, g->ok, g->failed, took,
-	    took > 0 ? (double)g->ok / took : 0.0, p50, p99);
+	    "p50_ms=%.2f p99_ms=%.2f cpu_s=%.2f\n", g->sent, g->ok, g->failed, took,
+	    took > 0 ? (double)g->ok / took : 0.0, p50, p99, cpu);
 	return g->ok > 0 ? 0 : 1;
 }
 
