@@ -1,11 +1,9 @@
 /*
  * bare204: the floor under the controller's ingestion benchmark.  A
- * libmicrohttpd server threaded as tbcontrollerd's API is (2 threads
- * polling with poll(): on Linux two daemons of one thread each, whose
- * listening sockets share the port with SO_REUSEPORT, elsewhere one daemon
- * with a pool of 2; the same connection limit and timeout) that reads each
- * request's body and answers 204, doing nothing else: tokens and bodies are
- * ignored.
+ * libmicrohttpd server set up as tbcontrollerd's API is (one daemon, one
+ * thread polling with poll(), the same connection limit and timeout) that
+ * reads each request's body and answers 204, doing nothing else: tokens and
+ * bodies are ignored.
  *   bare204 [--listen HOST:PORT]
  * Port 0 picks a free port; "listening on HOST:PORT" goes to stderr.
  * SIGTERM or SIGINT stop it.
@@ -26,14 +24,8 @@ typedef int MHD_RESULT;
 typedef enum MHD_Result MHD_RESULT;
 #endif
 
-#define BARE_THREADS 2
 #define BARE_CONN_LIMIT 1024
 #define BARE_TIMEOUT_S 30
-#ifdef __linux__
-#define BARE_DAEMONS BARE_THREADS
-#else
-#define BARE_DAEMONS 1
-#endif
 
 static struct MHD_Response *empty;
 
@@ -59,49 +51,29 @@ answer(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 	return MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, empty);
 }
 
-/* A daemon listening on ss (address and port). */
+/* The daemon, listening on ss (port 0: any), *port set; NULL when it cannot. */
 static struct MHD_Daemon *
-start_daemon(const struct sockaddr_storage *ss)
+start_daemon(const struct sockaddr_storage *ss, int *port)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_POLL;
+	const union MHD_DaemonInfo *info;
+	struct MHD_Daemon *d;
 
 	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	return MHD_start_daemon(flags, 0, NULL, NULL, answer, NULL,
+	d = MHD_start_daemon(flags, 0, NULL, NULL, answer, NULL,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)(BARE_DAEMONS > 1),
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(BARE_DAEMONS == 1 ? BARE_THREADS : 0),
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(BARE_CONN_LIMIT / BARE_DAEMONS),
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)BARE_CONN_LIMIT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)BARE_TIMEOUT_S,
 	    MHD_OPTION_END);
-}
-
-/*
- * The daemons into d; the first binds the port (any for 0) and sets *port,
- * the others share it.  -1 when one cannot start (those started are stopped).
- */
-static int
-start_daemons(struct sockaddr_storage *ss, struct MHD_Daemon **d, int *port)
-{
-	const union MHD_DaemonInfo *info;
-
-	for (int i = 0; i < BARE_DAEMONS; i++) {
-		if ((d[i] = start_daemon(ss)) == NULL ||
-		    (i == 0 && ((info = MHD_get_daemon_info(d[0], MHD_DAEMON_INFO_BIND_PORT)) ==
-		    NULL || info->port == 0))) {
-			for (i = d[i] == NULL ? i - 1 : i; i >= 0; i--)
-				MHD_stop_daemon(d[i]);
-			return -1;
-		}
-		if (i > 0)
-			continue;
-		*port = info->port;
-		if (ss->ss_family == AF_INET6)
-			((struct sockaddr_in6 *)ss)->sin6_port = htons(info->port);
-		else
-			((struct sockaddr_in *)ss)->sin_port = htons(info->port);
+	if (d != NULL && ((info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)) == NULL ||
+	    info->port == 0)) {
+		MHD_stop_daemon(d);
+		return NULL;
 	}
-	return 0;
+	if (d != NULL)
+		*port = info->port;
+	return d;
 }
 
 /* "HOST:PORT" -> a socket address; -1 with a message when it is not one. */
@@ -153,8 +125,8 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((empty = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT)) == NULL)
 		return 1;
-	struct MHD_Daemon *d[BARE_DAEMONS];
-	if (start_daemons(&ss, d, &port) == -1) {
+	struct MHD_Daemon *d = start_daemon(&ss, &port);
+	if (d == NULL) {
 		fprintf(stderr, "bare204: cannot serve on %s\n", listen);
 		MHD_destroy_response(empty);
 		return 1;
@@ -163,8 +135,7 @@ main(int argc, char **argv)
 	snprintf(host, sizeof(host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
 	fprintf(stderr, "bare204: listening on %s:%d\n", host, port);
 	sigwait(&sigs, &sig);
-	for (int i = 0; i < BARE_DAEMONS; i++)
-		MHD_stop_daemon(d[i]);
+	MHD_stop_daemon(d);
 	MHD_destroy_response(empty);
 	return 0;
 }

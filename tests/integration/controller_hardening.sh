@@ -109,6 +109,13 @@ bg_stop "$CTRL_PID"
 
 # ---- an admin token file naming a revoked token
 CTRL_DB_OVERRIDE=$CTRL_DB start_controller hard4
+# ---- a second controller on the same port: refused, the first one serves on
+port=$(listen_port_any "$CTRL_LOG")
+timeout 10 "$BIN/tbcontrollerd" --db "$TMP/second.db" --listen "127.0.0.1:$port" \
+	--admin-token-file "$TMP/second.admin-token" >/dev/null 2>"$TMP/second.err"; rc=$?
+check_eq "a second controller on the port in use does not start" 1 $rc
+check "and says why" grep -q "cannot serve on 127.0.0.1:$port (in use" "$TMP/second.err"
+check "the first one still serves" curl -sf -o /dev/null "$CTRL_URL/healthz"
 export TBCTL_TOKEN_FILE=$TMP/hard.admin-token
 "$CTL" token create --role admin --ttl 10s >"$TMP/admin2"
 admin2_expires=$(( $(date +%s) + 11 ))
