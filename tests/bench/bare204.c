@@ -1,7 +1,8 @@
 /*
  * bare204: the floor under the controller's ingestion benchmark.  A
  * libmicrohttpd server set up as tbcontrollerd's API is (one daemon, one
- * thread polling with poll(), the same connection limit and timeout) that
+ * thread polling with poll(), the same connection limit, timeout and
+ * memory per connection) that
  * reads each request's body and answers 204, doing nothing else: tokens and
  * bodies are ignored.
  *   bare204 [--listen HOST:PORT]
@@ -26,6 +27,7 @@ typedef enum MHD_Result MHD_RESULT;
 
 #define BARE_CONN_LIMIT 1024
 #define BARE_TIMEOUT_S 30
+#define BARE_CONN_MEMORY (16 * 1024)
 
 static struct MHD_Response *empty;
 
@@ -65,6 +67,7 @@ start_daemon(const struct sockaddr_storage *ss, int *port)
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)BARE_CONN_LIMIT,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)BARE_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)BARE_CONN_MEMORY,
 	    MHD_OPTION_END);
 	if (d != NULL && ((info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)) == NULL ||
 	    info->port == 0)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The controller's HTTP surface: HEAD is answered like GET without the body
-# (curl -I), Allow lists HEAD wherever GET is allowed, and a start prints no
-# warning of libmicrohttpd on stderr.
+# (curl -I), Allow lists HEAD wherever GET is allowed, a start prints no
+# warning of libmicrohttpd on stderr, and large headers are taken.
 . "$(dirname "$0")/../lib/common.sh"
 
 start_controller http --catalog "$TOP/data/catalog.json"
@@ -30,6 +30,11 @@ check_eq "HEAD of an unknown node: 404, like GET" 404 \
 check_eq "HEAD of a POST-only path: 405" 405 "$(head /v1/enroll)"
 check "whose Allow is POST" grep -qi '^allow: POST' "$TMP/h"
 check_eq "HEAD of no path: 404" 404 "$(head /v1/nothing)"
+
+# a connection's memory (API_CONN_MEMORY) still takes 12 KiB of headers
+long=$(head -c 12288 /dev/zero | tr '\0' a)
+check_eq "GET /v1/nodes with a 12 KiB header: 200" 200 "$(curl -s -o /dev/null -w '%{http_code}' \
+	--max-time 10 -H "Authorization: Bearer $TOK" -H "X-Padding: $long" "$CTRL_URL/v1/nodes")"
 
 # the body is not sent: a raw HTTP/1.0 HEAD, read to the end of the connection
 exec 3<>"/dev/tcp/127.0.0.1/$PORT"
