@@ -65,6 +65,7 @@ raw_control_at(const char *s, size_t n)
 	return -1;
 }
 
+/* The request's report into r: new (report_new), or the one this thread keeps. */
 static int
 decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
 {
@@ -76,7 +77,7 @@ decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
 		return -1;
 	}
 
-	if (report_decode(rq->body, rq->body_len, r, err, sizeof(err)) == -1) {
+	if (report_decode_again(rq->body, rq->body_len, r, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "bad report: %s", err);
 		return -1;
 	}
@@ -421,8 +422,9 @@ report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node
 
 /*
  * Decoded here, in the HTTP thread's own report (a report is tens of
- * kilobytes): the writer gets the item's summary and the body, which stays
- * the connection's until the item is done.
+ * kilobytes, and report_decode_again clears only what the last one used):
+ * the writer gets the item's summary and the body, which stays the
+ * connection's until the item is done.
  */
 void
 api_report(struct api_req *rq, struct api_resp *rs)

@@ -47,6 +47,12 @@ void
 report_init(struct report *r)
 {
 	memset(r, 0, sizeof(*r));
+	report_init_fields(r);
+}
+
+void
+report_init_fields(struct report *r)
+{
 	r->collected_at = NAN;
 	r->node.boot_time = NAN;
 	r->thunderbolt.n_ports = -1;

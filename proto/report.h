@@ -153,6 +153,8 @@ struct report {
 struct report *report_new(void);
 /* Set every field of r to null. */
 void report_init(struct report *r);
+/* The nulls that are not zero bytes, as report_init sets them after zeroing. */
+void report_init_fields(struct report *r);
 void report_port_init(struct report_port *p);
 void report_rdma_device_init(struct report_rdma_device *d);
 
@@ -180,6 +182,16 @@ char *report_encode(const struct report *r, int pretty);
  * *out is unspecified.
  */
 int report_decode(const char *json, size_t len, struct report *out, char *err, size_t errlen);
+/*
+ * report_decode into a report kept from one call to the next (a thread's
+ * own, say), with the same result: r must come from report_new,
+ * report_init, zeroed memory or the last report_decode_again.  Where
+ * report_decode clears all of *out (some 60 KB, most of it arrays), this
+ * clears only the array elements the last call filled; after a failure, it
+ * clears everything.
+ */
+int report_decode_again(const char *json, size_t len, struct report *r, char *err,
+    size_t errlen);
 
 /* Enum <-> string, as the schema spells them. */
 const char *report_port_status_str(enum port_status s);

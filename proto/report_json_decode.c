@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,16 +455,52 @@ dec_report(struct json_dec *d, const cJSON *root, struct report *r)
 	    &r->n_errors, dec_error_elem);
 }
 
-int
-report_decode(const char *json, size_t len, struct report *out, char *err,
-    size_t errlen)
+/* n, a count as decoded (-1: unknown), as a number of elements up to max. */
+static size_t
+used(int n, int max)
+{
+	return n < 0 ? 0 : (size_t)(n < max ? n : max);
+}
+
+/* Zero the bytes of r from offset a to offset b. */
+#define ZERO_SPAN(r, a, b) memset((char *)(r) + (a), 0, (size_t)((b) - (a)))
+#define END_OF(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
+/*
+ * r as report_init leaves it, provided no array element past its count is
+ * set (decoding sets only the elements it counts): the parts outside the
+ * arrays, and the elements that were counted, are zeroed.
+ */
+static void
+reinit(struct report *r)
+{
+	size_t np = used(r->thunderbolt.n_ports, REPORT_PORTS_MAX);
+	size_t nm = used(r->thunderbolt.bridge.n_members, REPORT_MEMBERS_MAX);
+	size_t nd = used(r->rdma.n_devices, REPORT_DEVICES_MAX);
+	size_t ne = used(r->n_errors, REPORT_ERRORS_MAX);
+
+	ZERO_SPAN(r, 0, offsetof(struct report, thunderbolt.ports));
+	memset(r->thunderbolt.ports, 0, np * sizeof(r->thunderbolt.ports[0]));
+	ZERO_SPAN(r, END_OF(struct report, thunderbolt.ports),
+	    offsetof(struct report, thunderbolt.bridge.members));
+	memset(r->thunderbolt.bridge.members, 0, nm * sizeof(r->thunderbolt.bridge.members[0]));
+	ZERO_SPAN(r, END_OF(struct report, thunderbolt.bridge.members),
+	    offsetof(struct report, rdma.devices));
+	memset(r->rdma.devices, 0, nd * sizeof(r->rdma.devices[0]));
+	ZERO_SPAN(r, END_OF(struct report, rdma.devices), offsetof(struct report, errors));
+	memset(r->errors, 0, ne * sizeof(r->errors[0]));
+	ZERO_SPAN(r, END_OF(struct report, errors), sizeof(*r));
+	report_init_fields(r);
+}
+
+static int
+decode(const char *json, size_t len, struct report *out, char *err, size_t errlen)
 {
 	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
 	json_dec_init(&d, err, errlen);
-	report_init(out);
 	json_arena_begin();
 	if (json_dec_parse(&d, json, len, REPORT_JSON_MAX, 1, &root) == 0)
 		rc = dec_report(&d, root, out);
@@ -471,4 +508,23 @@ report_decode(const char *json, size_t len, struct report *out, char *err,
 		cJSON_Delete(root);
 	json_arena_end();
 	return rc;
+}
+
+int
+report_decode(const char *json, size_t len, struct report *out, char *err,
+    size_t errlen)
+{
+	report_init(out);
+	return decode(json, len, out, err, errlen);
+}
+
+int
+report_decode_again(const char *json, size_t len, struct report *r, char *err,
+    size_t errlen)
+{
+	reinit(r);
+	if (decode(json, len, r, err, errlen) == 0)
+		return 0;
+	report_init(r);   /* a failure may have filled elements it did not count */
+	return -1;
 }

@@ -191,6 +191,86 @@ round_trip(const struct report *in, int pretty)
 	free(out);
 }
 
+/* Every array at its limit, every port with its eight addresses; JSON, free() it. */
+static char *
+widest_json(void)
+{
+	struct report *r = report_new();
+	char *json;
+
+	assert_non_null(r);
+	fill_full(r);
+	r->thunderbolt.n_ports = REPORT_PORTS_MAX;
+	for (int i = 0; i < REPORT_PORTS_MAX; i++) {
+		struct report_port *p = &r->thunderbolt.ports[i];
+		fill_port(p, "9", "en9", 120, "Mac Pro", TRI_TRUE);
+		p->n_ipv4 = REPORT_IPV4_MAX;
+		for (int k = 0; k < REPORT_IPV4_MAX; k++)
+			snprintf(p->ipv4[k], sizeof(p->ipv4[k]), "10.0.%d.%d", i, k);
+	}
+	r->thunderbolt.bridge.n_members = REPORT_MEMBERS_MAX;
+	for (int i = 0; i < REPORT_MEMBERS_MAX; i++)
+		snprintf(r->thunderbolt.bridge.members[i], sizeof(r->thunderbolt.bridge.members[i]),
+		    "en%d", 20 + i);
+	r->rdma.n_devices = REPORT_DEVICES_MAX;
+	for (int i = 0; i < REPORT_DEVICES_MAX; i++) {
+		report_rdma_device_init(&r->rdma.devices[i]);
+		snprintf(r->rdma.devices[i].name, sizeof(r->rdma.devices[i].name), "rdma_en%d", i);
+	}
+	r->n_errors = 0;
+	for (int i = 0; i < REPORT_ERRORS_MAX; i++)
+		report_add_error(r, "test", "error number %d, long enough to fill some bytes", i);
+	assert_non_null(json = report_encode(r, 0));
+	free(r);
+	return json;
+}
+
+/*
+ * report_decode_again gives what report_decode gives, byte for byte, on
+ * one report kept across calls whose arrays grow, shrink and fail half
+ * filled: each call clears only what the last one filled.
+ */
+static void
+test_decode_again(void **state)
+{
+	struct report *kept = calloc(1, sizeof(*kept)), *fresh = report_new(), *null = report_new();
+	char err[256], *full, *wide = widest_json(), *bad;
+	const char *small = HDR "}";
+
+	(void)state;
+	assert_non_null(kept);
+	fill_full(fresh);
+	assert_non_null(full = report_encode(fresh, 0));
+	/* the widest, with the last port's speed out of range: fails at its end */
+	char *last = strstr(wide, "\"speed_gbps\":120"), *at;
+	while ((at = strstr(last + 1, "\"speed_gbps\":120")) != NULL)
+		last = at;
+	assert_non_null(bad = strdup(wide));
+	memcpy(bad + (last - wide), "\"speed_gbps\":-12", strlen("\"speed_gbps\":-12"));
+	const char *seq[] = { wide, small, full, bad, small, wide, bad, full, wide, full };
+	int failed = 0;
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		int rc = report_decode(seq[i], strlen(seq[i]), fresh, err, sizeof(err));
+		assert_int_equal(report_decode_again(seq[i], strlen(seq[i]), kept, err, sizeof(err)),
+		    rc);
+		if (rc == 0) {
+			assert_memory_equal(kept, fresh, sizeof(*kept));
+		} else {
+			assert_ptr_equal(seq[i], bad);
+			assert_non_null(strstr(err, "thunderbolt.ports[15].speed_gbps"));
+			assert_memory_equal(kept, null, sizeof(*kept));
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 2);
+	free(full);
+	free(wide);
+	free(bad);
+	free(kept);
+	free(fresh);
+	free(null);
+}
+
 static void
 test_round_trip_full(void **state)
 {
@@ -873,6 +953,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_full),
+		cmocka_unit_test(test_decode_again),
 		cmocka_unit_test(test_encode_full_layout),
 		cmocka_unit_test(test_all_null),
 		cmocka_unit_test(test_decode_design_sample),
