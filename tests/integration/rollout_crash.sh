@@ -70,10 +70,13 @@ check_eq "and restored once" 1 "$(sqlite3 "$CTRL_DB" "SELECT count(*) FROM event
 check_eq "it is active, no longer marked by the rollout" "active|" \
 	"$(sqlite3 "$CTRL_DB" "SELECT state, rollout_id FROM placements WHERE id = $pid2")"
 
-# a clean start: every node ready again
+# a clean start: every node ready again.  An agent whose controller was
+# away backs off up to PUSH_BACKOFF_MAX (60 s, agent/push.h) between tries,
+# and the controller was away for most of the campaign: its next report
+# may be that far off.
 bg_start "$TMP/ctl-final.log" "$BIN/tbcontrollerd" "${OPTS[@]}"
 wait_for "controller" 10 grep -q 'listening on' "$TMP/ctl-final.log"
-wait_for "three ready nodes" 20 sh -c "$CTL nodes --json | jq -e '[.nodes[] | select(.state == \"ready\" and .os_build == \"25D125\")] | length == 3'"
+wait_for "three ready nodes" 90 sh -c "$CTL nodes --json | jq -e '[.nodes[] | select(.state == \"ready\" and .os_build == \"25D125\")] | length == 3'"
 "$CTL" nodes --json >"$TMP/final-nodes.json"
 check_jq "the three nodes are ready on 25D125, uncordoned" "$TMP/final-nodes.json" \
 	'[.nodes[] | select(.state == "ready" and .os_build == "25D125")] | length == 3' 
