@@ -212,20 +212,30 @@ test_pending_samples(void **state)
 	}
 }
 
+/* Ten reports from T0 on, a second apart, with power w: their samples listed. */
+static struct api_sample *
+store_ten(struct fx *f, double w)
+{
+	struct api_sample *s;
+	int n;
+
+	for (int i = 0; i < 10; i++)
+		store(f, T0 + i, w);
+	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
+	assert_int_equal(n, 10);
+	return s;
+}
+
 /* Unknown memory, power and speeds: nulls, pending or not. */
 static void
 test_pending_nulls(void **state)
 {
 	struct fx *f = *state;
 	struct api_sample *s;
-	int n;
 
 	f->r->memory.total_bytes = REPORT_NULL_I64;
 	f->r->thunderbolt.n_ports = 0;
-	for (int i = 0; i < 10; i++)
-		store(f, T0 + i, NAN);
-	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
-	assert_int_equal(n, 10);
+	s = store_ten(f, NAN);
 	for (int i = 0; i < 10; i++) {   /* 8 from the table, 2 from the row */
 		assert_true(s[i].memory_total_bytes == REPORT_NULL_I64);
 		assert_true(s[i].memory_used_bytes == REPORT_NULL_I64);
@@ -241,13 +251,9 @@ test_pending_odd_speeds(void **state)
 {
 	struct fx *f = *state;
 	struct api_sample *s;
-	int n;
 
 	REPORT_SET(f->r->thunderbolt.ports[0].receptacle, "a\"b\\c\x01");
-	for (int i = 0; i < 10; i++)
-		store(f, T0 + i, 100);
-	assert_int_equal(inv_samples_list(f->inv, "mac1", T0, 0, 100, &s, &n), 0);
-	assert_int_equal(n, 10);
+	s = store_ten(f, 100);
 	for (int i = 0; i < 10; i++)   /* 8 from the table, 2 from the row */
 		assert_string_equal(s[i].link_speeds, "a\"b\\c\x01:40");
 	free(s);
