@@ -139,6 +139,17 @@ int ctl_parse_global(int argc, char **argv, const char *env_url, const char *env
     struct ctl_global *g, int *cmd, char *err, size_t errlen);
 
 /*
+ * The global options given after the command ("tbctl nodes --token-file F",
+ * as kubectl takes them): --url, --token-file and --ca-file, as "--opt V"
+ * or "--opt=V", up to a "--", are taken out of argv[0..*argc) into g (a
+ * later one wins over one before the command) and *argc is lowered; the
+ * rest of argv keeps its order.  Returns 0, or -1 with a message for a
+ * usage error (a missing or empty value, a URL that is not http(s)).
+ */
+int ctl_parse_global_tail(struct ctl_global *g, int *argc, char **argv, char *err,
+    size_t errlen);
+
+/*
  * The entry of table (n entries) named by the words at argv[0..]: the one
  * with the most words matching.  Sets *used to the number of words taken.
  * NULL when none matches.

@@ -118,38 +118,12 @@ global_flag(struct ctl_global *g, const char *s)
 	return 1;
 }
 
-int
-ctl_parse_global(int argc, char **argv, const char *env_url, const char *env_token_file,
-    struct ctl_global *g, int *cmd, char *err, size_t errlen)
+static const char *global_names[] = { "url", "token-file", "ca-file" };
+
+/* The values of the global options, checked once they are all read. */
+static int
+global_values_valid(const struct ctl_global *g, char *err, size_t errlen)
 {
-	static const char *names[] = { "url", "token-file", "ca-file" };
-	int i;
-
-	memset(g, 0, sizeof(*g));
-	g->url = env_url != NULL && *env_url != '\0' ? env_url : CTL_DEFAULT_URL;
-	if (env_token_file != NULL && *env_token_file != '\0')
-		g->token_file = env_token_file;
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-		const char **dst[] = { &g->url, &g->token_file, &g->ca_file };
-		int rc = 0;
-
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		if (global_flag(g, argv[i]))
-			continue;
-		for (size_t k = 0; k < NELEM(names) && rc == 0; k++)
-			rc = opt_value(argc, argv, &i, names[k], dst[k]);
-		if (rc == -1) {
-			snprintf(err, errlen, "%s needs a value", argv[i]);
-			return -1;
-		}
-		if (rc == 0) {
-			snprintf(err, errlen, "unknown option %s (see tbctl --help)", argv[i]);
-			return -1;
-		}
-	}
 	if (!url_valid(g->url)) {
 		snprintf(err, errlen, "--url: \"%s\" is not an http:// or https:// URL", g->url);
 		return -1;
@@ -159,8 +133,72 @@ ctl_parse_global(int argc, char **argv, const char *env_url, const char *env_tok
 		snprintf(err, errlen, "an empty file name was given");
 		return -1;
 	}
+	return 0;
+}
+
+/* argv[*i] as a global option with a value: 1 taken, 0 not one, -1 no value. */
+static int
+global_value(struct ctl_global *g, int argc, char **argv, int *i)
+{
+	const char **dst[] = { &g->url, &g->token_file, &g->ca_file };
+	int rc = 0;
+
+	for (size_t k = 0; k < NELEM(global_names) && rc == 0; k++)
+		rc = opt_value(argc, argv, i, global_names[k], dst[k]);
+	return rc;
+}
+
+int
+ctl_parse_global(int argc, char **argv, const char *env_url, const char *env_token_file,
+    struct ctl_global *g, int *cmd, char *err, size_t errlen)
+{
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	g->url = env_url != NULL && *env_url != '\0' ? env_url : CTL_DEFAULT_URL;
+	if (env_token_file != NULL && *env_token_file != '\0')
+		g->token_file = env_token_file;
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (global_flag(g, argv[i]))
+			continue;
+		int rc = global_value(g, argc, argv, &i);
+		if (rc == -1) {
+			snprintf(err, errlen, "%s needs a value", argv[i]);
+			return -1;
+		}
+		if (rc == 0) {
+			snprintf(err, errlen, "unknown option %s (see tbctl --help)", argv[i]);
+			return -1;
+		}
+	}
+	if (global_values_valid(g, err, errlen) == -1)
+		return -1;
 	*cmd = i;
 	return 0;
+}
+
+int
+ctl_parse_global_tail(struct ctl_global *g, int *argc, char **argv, char *err, size_t errlen)
+{
+	int out = 0, i;
+
+	for (i = 0; i < *argc && strcmp(argv[i], "--") != 0; i++) {
+		int from = i, rc = global_value(g, *argc, argv, &i);
+		if (rc == -1) {
+			snprintf(err, errlen, "%s needs a value", argv[from]);
+			return -1;
+		}
+		if (rc == 0)
+			argv[out++] = argv[i];
+	}
+	while (i < *argc)
+		argv[out++] = argv[i++];
+	*argc = out;
+	return global_values_valid(g, err, errlen);
 }
 
 /* How many of the words of name ("node cordon") match argv; 0 unless all do. */

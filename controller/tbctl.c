@@ -313,7 +313,7 @@ static const char global_usage[] =
 
 static const char global_options[] =
 "\n"
-"Options (before the command; --json and --help also after it):\n"
+"Options (before or after the command):\n"
 "  --url URL          the controller (default $TBCTL_URL, else\n"
 "                     " CTL_DEFAULT_URL ")\n"
 "  --token-file FILE  the bearer token (default $TBCTL_TOKEN_FILE, else\n"
@@ -415,15 +415,20 @@ run(const struct ctl_global *g, const struct ctl_cmd *cmd, const struct ctl_args
 	return rc;
 }
 
-/* The command at argv[0..argc-1]: parse it, then run it or show its help. */
+/*
+ * The command at argv[0..argc-1]: parse it (global options may follow it),
+ * then run it or show its help.
+ */
 static int
-command(const struct ctl_global *g, int argc, char **argv)
+command(struct ctl_global *g, int argc, char **argv)
 {
 	const struct ctl_cmd *cmd;
 	struct ctl_args a;
 	char err[512];
 	int used, rc;
 
+	if (ctl_parse_global_tail(g, &argc, argv, err, sizeof(err)) == -1)
+		return ctl_usage("%s", err);
 	cmd = ctl_cmd_find(commands, (int)NELEM(commands), argc, argv, &used);
 	if (cmd == NULL && ctl_cmd_is_group(commands, (int)NELEM(commands), argv[0]))
 		return group_usage(argv[0], g->help, argc, argv);
@@ -455,12 +460,11 @@ tbctl(int argc, char **argv)
 	}
 	if (first < argc)
 		return command(&g, argc - first, argv + first);
-	if (!g.help)
-		return ctl_usage("a command is missing (see tbctl --help)");
-	fputs(global_usage, stdout);
-	print_commands(stdout, NULL);
-	fputs(global_options, stdout);
-	return CTL_EXIT_OK;
+	/* "tbctl" alone: the usage, as with --help, but as a usage error */
+	fputs(global_usage, g.help ? stdout : stderr);
+	print_commands(g.help ? stdout : stderr, NULL);
+	fputs(global_options, g.help ? stdout : stderr);
+	return g.help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 }
 
 int

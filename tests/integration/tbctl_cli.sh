@@ -2,7 +2,8 @@
 # tbctl's own surface: --help says each thing once and its command summaries
 # are whole sentences; every command's --json prints a JSON object, also for
 # the requests the controller answers without content (204); --cluster is
-# for bootstrap tokens only, in tbctl and in the API.
+# for bootstrap tokens only, in tbctl and in the API; tbctl alone prints its
+# usage; the global options are taken after the command too.
 . "$(dirname "$0")/../lib/common.sh"
 SC=$TOP/tests/scenarios/mesh4-studio.json
 CTL=$BIN/tbctl
@@ -25,6 +26,13 @@ check_eq "node history's summary is the first line of its own help" \
 check "and says what a sample holds" grep -qx "Show a node's samples: memory, power, link speeds." \
 	<(echo "$summary")
 
+# tbctl alone: the usage, on stderr, as a usage error
+"$CTL" >"$TMP/alone.out" 2>"$TMP/alone.err"; rc=$?
+check_eq "tbctl alone exits 2 (usage)" 2 $rc
+check_eq "nothing on stdout" "" "$(cat "$TMP/alone.out")"
+check "its usage on stderr, with the commands" grep -q '^Commands:' "$TMP/alone.err"
+check_eq "the same text as --help" "$(cat "$TMP/help")" "$(cat "$TMP/alone.err")"
+
 start_controller cli
 # a node to remove: enrolled with one report and a pre-approved token
 "$CTL" token create --ttl 10m --accept >"$TMP/boot"
@@ -32,6 +40,24 @@ start_controller cli
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/boot")" \
 	--data-binary @"$TMP/r1.json" "$CTRL_URL/v1/enroll")
 check_eq "mac1 enrolled" 201 "$code"
+
+# the global options after the command (kubectl's way), with no environment
+nodes_after() { env -u TBCTL_URL -u TBCTL_TOKEN_FILE HOME="$TMP" "$CTL" "$@"; }
+nodes_after nodes --url "$CTRL_URL" --token-file "$ADMIN_TOKEN_FILE" --json >"$TMP/after.json"; rc=$?
+check_eq "tbctl nodes --url U --token-file F: exit 0" 0 $rc
+check_jq "it reached the controller with that token" "$TMP/after.json" '.nodes | length == 1'
+nodes_after --url http://127.0.0.1:9 nodes --url="$CTRL_URL" --token-file="$ADMIN_TOKEN_FILE" \
+	>/dev/null 2>"$TMP/after.err"; rc=$?
+check_eq "one after the command wins over one before it" 0 $rc
+nodes_after nodes --url "$CTRL_URL" >/dev/null 2>"$TMP/after.err"; rc=$?
+check_eq "no token at all: refused (1)" 1 $rc
+check "by the controller (401)" grep -q '(401; no token was sent' "$TMP/after.err"
+nodes_after nodes --url "$CTRL_URL" --token-file "$TMP/none" >/dev/null 2>"$TMP/after.err"; rc=$?
+check_eq "a token file after the command that is missing: 1" 1 $rc
+check "naming it" grep -q "$TMP/none" "$TMP/after.err"
+nodes_after nodes --token-file >/dev/null 2>"$TMP/after.err"; rc=$?
+check_eq "--token-file without a value after the command: usage error" 2 $rc
+check "saying so" grep -q -- '--token-file needs a value' "$TMP/after.err"
 
 # --json on the commands answered with 204
 "$CTL" node remove mac1 --json >"$TMP/rm.json"; rc=$?

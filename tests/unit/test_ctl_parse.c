@@ -126,6 +126,55 @@ test_global_errors(void **state)
 	assert_int_equal(ctl_parse_global(2, a7, NULL, NULL, &g, &cmd, err, sizeof(err)), -1);
 }
 
+/* Global options after the command are taken out of its arguments. */
+static void
+test_global_tail(void **state)
+{
+	(void)state;
+	char *argv[] = { "tbctl", "--url", "http://before:1", "nodes", NULL };
+	struct ctl_global g;
+	char err[256];
+	int cmd;
+
+	assert_int_equal(ctl_parse_global(4, argv, NULL, NULL, &g, &cmd, err, sizeof(err)), 0);
+	char *rest[] = { "node", "cordon", "mac1", "--token-file", "/tok", "--reason=x",
+		"--url=http://after:2", "--ca-file", "/ca.pem", "--", "--url", NULL };
+	int n = 11;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, rest, err, sizeof(err)), 0);
+	assert_string_equal(g.url, "http://after:2");	/* after the command wins */
+	assert_string_equal(g.token_file, "/tok");
+	assert_string_equal(g.ca_file, "/ca.pem");
+	assert_int_equal(n, 6);				/* the rest, in order */
+	assert_string_equal(rest[0], "node");
+	assert_string_equal(rest[2], "mac1");
+	assert_string_equal(rest[3], "--reason=x");
+	assert_string_equal(rest[4], "--");
+	assert_string_equal(rest[5], "--url");		/* not read after "--" */
+
+	char *none[] = { "nodes", "--json", NULL };
+	n = 2;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, none, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+
+	char *missing[] = { "nodes", "--token-file", NULL };
+	n = 2;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, missing, err, sizeof(err)), -1);
+	assert_string_equal(err, "--token-file needs a value");
+	char *bad[] = { "nodes", "--url=ftp://x", NULL };
+	n = 2;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, bad, err, sizeof(err)), -1);
+	assert_string_equal(err, "--url: \"ftp://x\" is not an http:// or https:// URL");
+	char *empty[] = { "nodes", "--ca-file=", NULL };
+	n = 2;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, empty, err, sizeof(err)), -1);
+	char *prefix[] = { "nodes", "--urlx", NULL };	/* not the option: left for the command */
+	n = 2;
+	g.url = "http://h";
+	g.ca_file = NULL;
+	assert_int_equal(ctl_parse_global_tail(&g, &n, prefix, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+}
+
 static void
 test_cmd_find(void **state)
 {
@@ -537,6 +586,7 @@ main(void)
 		cmocka_unit_test(test_global_defaults_and_env),
 		cmocka_unit_test(test_global_options),
 		cmocka_unit_test(test_global_errors),
+		cmocka_unit_test(test_global_tail),
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_args_options),
 		cmocka_unit_test(test_args_help_and_errors),
