@@ -42,5 +42,7 @@ collector_run(const struct backend *b, const struct collect_opts *o, struct repo
 	REPORT_SET(r->node.agent_version, TBMESH_VERSION);
 	if (o->name != NULL && o->name[0] != '\0')
 		REPORT_SET(r->node.hostname, o->name);
+	if (o->listen != NULL)
+		REPORT_SET(r->agent.listen, o->listen);
 	return rc;
 }

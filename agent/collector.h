@@ -24,6 +24,7 @@ struct collect_opts {
 	int cmd_timeout_ms;      /* darwin: per-command timeout */
 	double now;              /* unix seconds at the start of the collection */
 	double interval;         /* seconds between collections (power sampling window) */
+	const char *listen;      /* agent.listen: where /metrics is served; NULL: nowhere */
 };
 
 struct backend {
@@ -43,7 +44,7 @@ const struct backend *backend_default(void);
 
 /*
  * Collect one report with backend b: report_init(r), b->collect(), then the
- * common fields (collected_at, agent_version, --name).  Returns b->collect's
+ * common fields (collected_at, agent_version, --name, agent.listen).  Returns b->collect's
  * result.
  */
 int collector_run(const struct backend *b, const struct collect_opts *o, struct report *r);

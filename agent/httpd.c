@@ -4,8 +4,10 @@
  */
 #include "httpd.h"
 
+#include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@ struct httpd {
 	httpd_provider fn;
 	void *arg;
 	int port;
+	char address[INET6_ADDRSTRLEN + 16];  /* "IP:PORT" or "[IPV6]:PORT"; "" unknown */
 };
 
 static const struct route {
@@ -120,6 +123,29 @@ resolve(const char *host, int port, struct sockaddr_storage *ss, char *err, size
 	return 0;
 }
 
+/*
+ * The bound address ss with the bound port as a scrape target: numeric,
+ * IPv6 in brackets and without a zone ("%en0"), which a target cannot carry.
+ * "" when it cannot be told.
+ */
+static void
+format_address(const struct sockaddr_storage *ss, int port, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+	socklen_t sl = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	    sizeof(struct sockaddr_in);
+
+	buf[0] = '\0';
+	if (getnameinfo((const struct sockaddr *)ss, sl, ip, sizeof(ip), NULL, 0,
+	    NI_NUMERICHOST) != 0)
+		return;
+	ip[strcspn(ip, "%")] = '\0';
+	if (ss->ss_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%d", ip, port);
+	else
+		snprintf(buf, len, "%s:%d", ip, port);
+}
+
 struct httpd *
 httpd_start(const char *host, int port, httpd_provider fn, void *arg, char *err,
     size_t errlen)
@@ -155,7 +181,14 @@ httpd_start(const char *host, int port, httpd_provider fn, void *arg, char *err,
 	}
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info != NULL ? info->port : port;
+	format_address(&ss, h->port, h->address, sizeof(h->address));
 	return h;
+}
+
+const char *
+httpd_address(const struct httpd *h)
+{
+	return h->address;
 }
 
 int

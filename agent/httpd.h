@@ -30,6 +30,12 @@ struct httpd *httpd_start(const char *host, int port, httpd_provider fn, void *a
 /* The port actually bound. */
 int httpd_port(const struct httpd *h);
 
+/*
+ * The address and port actually bound, as a scrape target: "127.0.0.1:9469",
+ * "[::1]:9469", "0.0.0.0:9469" for every address; "" when unknown.  Owned by h.
+ */
+const char *httpd_address(const struct httpd *h);
+
 /* Stop serving and free h; accepts NULL. */
 void httpd_stop(struct httpd *h);
 

@@ -212,10 +212,13 @@ count_push(struct pusher *p, struct agent_counters *ctr)
 	ctr->push_backoff = ps.backoff;
 }
 
-/* One collection: collect, render, hand to the pusher, publish. */
+/*
+ * One collection: collect, render, hand to the pusher, publish.  listen:
+ * the address /metrics is served on, for agent.listen (NULL: none).
+ */
 static void
 collect_once(const struct agent_config *c, struct snapshot *s, struct agent_counters *ctr,
-    struct report *r)
+    struct report *r, const char *listen)
 {
 	const struct backend *b = pick_backend(c);
 	struct collect_opts o;
@@ -227,6 +230,7 @@ collect_once(const struct agent_config *c, struct snapshot *s, struct agent_coun
 	pthread_mutex_unlock(&s->mu);
 
 	fill_opts(c, &o);
+	o.listen = listen;
 	if (collector_run(b, &o, r) == -1)
 		log_warnx("%s backend produced no report", b->name);
 	double took = now_mono() - t0;
@@ -378,11 +382,12 @@ run_daemon(struct agent_config *c, int argc, char **argv)
 	if (s.metrics == NULL)
 		fatalx("cannot start: out of memory");
 	struct httpd *h = start_httpd(c, &s);
+	const char *listen = h != NULL && httpd_address(h)[0] != '\0' ? httpd_address(h) : NULL;
 	log_info("collecting every %g s with the %s backend", c->interval,
 	    pick_backend(c)->name);
 	double next = now_mono();
 	while (!got_term) {
-		collect_once(c, &s, &ctr, r);
+		collect_once(c, &s, &ctr, r, listen);
 		next += c->interval;
 		if (next < now_mono())
 			next = now_mono();

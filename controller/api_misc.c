@@ -1,5 +1,6 @@
 /*
- * /healthz, /metrics (the controller's own), /v1/events and /v1/clusters.
+ * /healthz, /metrics (the controller's own, with a few series per node:
+ * prom.h), /v1/events and /v1/clusters.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include "api_json.h"
 #include "api_server.h"
 #include "ctrl.h"
+#include "prom.h"
 #include "version.h"
 #include "wmon.h"
 
@@ -57,6 +59,21 @@ counter(struct text *t, const char *name, const char *help, uint_fast64_t v)
 	    (unsigned long long)v);
 }
 
+/* The per-node series (prom.h), from the inventory; NULL when it cannot be read. */
+static char *
+node_metrics(struct ctrl *c)
+{
+	struct api_node *nodes = NULL;
+	int n = 0;
+
+	pthread_mutex_lock(&c->inv_mu);
+	int rc = inv_node_list(c->inv, &nodes, &n);
+	pthread_mutex_unlock(&c->inv_mu);
+	char *s = rc == 0 ? prom_node_metrics(nodes, n) : NULL;
+	free(nodes);
+	return s;
+}
+
 void
 api_metrics(struct api_req *rq, struct api_resp *rs)
 {
@@ -91,6 +108,10 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	for (int s = 0; s < NODE_STATE_COUNT; s++)
 		text_add(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
 		    api_node_state_str((enum node_state)s), states[s]);
+	char *per_node = node_metrics(rq->c);
+	if (per_node != NULL)
+		text_add(&t, "%s", per_node);
+	free(per_node);
 	char *wiring = rq->c->wmon ? wmon_metrics(rq->c->wmon) : NULL;
 	if (wiring != NULL)
 		text_add(&t, "%s", wiring);

@@ -1,8 +1,8 @@
 /*
  * The API server: one libmicrohttpd daemon with one polling thread, and
  * suspend/resume, so a report's connection waits for its group commit
- * without holding the thread.  Also serves the dashboard's static files
- * from web_root, if set.
+ * without holding the thread.  Also serves the dashboard's static files:
+ * those compiled in, or those under web_root when it is set.
  *
  * One thread: under the ingestion benchmark (tests/bench), on 2 cores,
  * one polling thread spent 42-46 us of processor time per report where two
@@ -61,6 +61,7 @@ static const struct route {
 } routes[] = {
 	{ "GET", "/healthz", NULL, OPEN, api_healthz },
 	{ "GET", "/metrics", NULL, OPEN, api_metrics },
+	{ "GET", "/v1/prometheus/targets", NULL, VIEWER, api_prometheus_targets },
 	{ "POST", "/v1/enroll", NULL, AGENT_BOOTSTRAP, api_enroll },
 	{ "POST", "/v1/report", NULL, AGENT_NODE, api_report },
 	{ "GET", "/v1/nodes", NULL, VIEWER, api_nodes_list },

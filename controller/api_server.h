@@ -59,7 +59,8 @@ struct api_tls {
 	const char *key_file;
 };
 
-/* Serve on host:port (port 0: any), with TLS when tls->cert_file is set. */
+/* Serve on host:port (port 0: any), with TLS when tls->cert_file is set;
+ * the dashboard from web_root, or the one compiled in when it is NULL. */
 struct api_server *api_start(struct ctrl *c, const char *host, int port,
     const struct api_tls *tls, const char *web_root, char *err, size_t errlen);
 int api_port(const struct api_server *s);
@@ -71,6 +72,7 @@ void api_stop(struct api_server *s);
 /* Handlers, one file per resource. */
 void api_healthz(struct api_req *rq, struct api_resp *rs);
 void api_metrics(struct api_req *rq, struct api_resp *rs);
+void api_prometheus_targets(struct api_req *rq, struct api_resp *rs);   /* api_sd.c */
 void api_enroll(struct api_req *rq, struct api_resp *rs);
 void api_report(struct api_req *rq, struct api_resp *rs);
 void api_nodes_list(struct api_req *rq, struct api_resp *rs);

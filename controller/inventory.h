@@ -27,6 +27,7 @@
 
 #include "api.h"
 #include "api_samples.h"
+#include "prom.h"
 #include "report.h"
 #include "rollout_api.h"
 
@@ -275,6 +276,12 @@ int64_t inv_prov_last_add(struct inv *inv, const char *node);
  * ("" none): later runs expect the same key.  0, or -1.
  */
 int inv_prov_host_key(struct inv *inv, const char *host, int port, char *fp, size_t size);
+/* ---- Prometheus service discovery (inventory_sd.c) ---- */
+/*
+ * Every node, by name: name, cluster, state, model, its latest report's
+ * agent.listen and its SSH host (prom.h).  *out is malloc'd (free it).
+ */
+int inv_sd_nodes(struct inv *inv, struct prom_sd_node **out, int *n);
 /* ---- SSH access, credential owners, OS update campaigns (inventory_rollout.c) ---- */
 /* A node's SSH address and user (keeps a pinned key); INV_NOTFOUND for no such node. */
 int inv_ssh_set(struct inv *inv, const struct ro_ssh *s);

@@ -8,6 +8,9 @@
  *
  *   GET    /healthz                        none    {"status":"ok","version":...}
  *   GET    /metrics                        none    Prometheus text
+ *   GET    /v1/prometheus/targets          viewer  Prometheus HTTP service discovery of the
+ *                                                  agents: [{"targets":[...],"labels":{...}}]
+ *                                                  (prom.h)
  *   POST   /v1/enroll                      bootstrap  body: a report -> 201 api_enrolled
  *   POST   /v1/report                      node    body: a report -> 204
  *   GET    /v1/nodes                       viewer  {"nodes":[api_node...]}

@@ -1,14 +1,18 @@
 /*
- * The report struct: construction, the null state, error recording.
+ * The report struct: construction, the null state, error recording, the
+ * form of agent.listen.
  * JSON encoding and decoding live in report_json.c.
  */
 #include "report.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "conf.h"
 
 void
 report_strset(char *dst, size_t n, const char *src)
@@ -22,6 +26,28 @@ report_strset(char *dst, size_t n, const char *src)
 	size_t len = strnlen(src, n - 1);
 	memcpy(dst, src, len);
 	dst[len] = '\0';
+}
+
+int
+report_listen_valid(const char *s)
+{
+	unsigned char a[16];
+	char host[REPORT_STR_MAX + 1], err[8];
+	const char *colon = strrchr(s, ':');
+	int port;
+
+	if (colon == NULL || colon[1 + strspn(colon + 1, "0123456789")] != '\0' ||
+	    conf_split_hostport(s, host, sizeof(host), &port, err, sizeof(err)) == -1 ||
+	    port < 1)
+		return 0;
+	if (s[0] == '[')
+		return inet_pton(AF_INET6, host, a) == 1;
+	if (inet_pton(AF_INET, host, a) == 1)
+		return 1;
+	if (host[0] == '-' || host[0] == '.')
+		return 0;
+	return host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-.")] == '\0';
 }
 
 void

@@ -132,6 +132,13 @@ struct report_thermal {
 	double gpu_celsius;
 };
 
+/* The agent itself (an addition to the schema: DESIGN.md, "Additions"). */
+struct report_agent {
+	report_str listen;        /* where its /metrics is: "IP:PORT" or "[IPV6]:PORT", the
+				     address it bound ("0.0.0.0" or "::" when every one);
+				     "" null: not serving */
+};
+
 struct report_error {
 	char source[REPORT_ERRSRC_MAX + 1];
 	char message[REPORT_ERRMSG_MAX + 1];
@@ -145,6 +152,7 @@ struct report {
 	struct report_memory memory;
 	struct report_power power;
 	struct report_thermal thermal;
+	struct report_agent agent;
 	int n_errors;
 	struct report_error errors[REPORT_ERRORS_MAX];
 };
@@ -192,6 +200,13 @@ int report_decode(const char *json, size_t len, struct report *out, char *err, s
  */
 int report_decode_again(const char *json, size_t len, struct report *r, char *err,
     size_t errlen);
+
+/*
+ * 1 when s is a HOST:PORT agent.listen may hold: PORT digits only, 1 to
+ * 65535; HOST a dotted quad, a bracketed IPv6 address (no zone), or a DNS
+ * name of letters, digits, '-' and '.' that starts with neither of those two.
+ */
+int report_listen_valid(const char *s);
 
 /* Enum <-> string, as the schema spells them. */
 const char *report_port_status_str(enum port_status s);

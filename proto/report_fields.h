@@ -50,6 +50,7 @@ extern const struct field report_fields_device[];
 extern const struct field report_fields_memory[];
 extern const struct field report_fields_power[];
 extern const struct field report_fields_thermal[];
+extern const struct field report_fields_agent[];
 extern const struct field report_fields_error[];
 
 #endif

@@ -131,6 +131,12 @@ const struct field report_fields_thermal[] = {
 	F_END,
 };
 
+/* "listen" is checked further on decoding (report_json_decode.c). */
+const struct field report_fields_agent[] = {
+	F_STR(struct report_agent, listen),
+	F_END,
+};
+
 const struct field report_fields_error[] = {
 	F_STR(struct report_error, source),
 	F_STR(struct report_error, message),
@@ -306,6 +312,7 @@ report_encode(const struct report *r, int pretty)
 	rc |= enc_object(root, "memory", &r->memory, report_fields_memory, NULL);
 	rc |= enc_object(root, "power", &r->power, report_fields_power, NULL);
 	rc |= enc_object(root, "thermal", &r->thermal, report_fields_thermal, NULL);
+	rc |= enc_object(root, "agent", &r->agent, report_fields_agent, NULL);
 	rc |= enc_array(root, "errors", ARRAY(r->errors), r->n_errors,
 	    enc_error);
 	if (rc == 0)

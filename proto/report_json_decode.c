@@ -411,10 +411,25 @@ dec_rdma(struct json_dec *d, const cJSON *it, struct report_rdma *r)
 
 /* The top level's keys besides report_fields_top's, in the order written. */
 enum { R_SCHEMA, R_NODE, R_THUNDERBOLT, R_RDMA, R_MEMORY, R_POWER, R_THERMAL,
-    R_ERRORS };
+    R_AGENT, R_ERRORS };
 static const char *const root_keys[] = { "schema", "node", "thunderbolt", "rdma",
-    "memory", "power", "thermal", "errors", NULL };
+    "memory", "power", "thermal", "agent", "errors", NULL };
 _Static_assert(NELEM(root_keys) == R_ERRORS + 2, "root_keys follows the enum");
+
+/* "agent": its table, then agent.listen must be a HOST:PORT. */
+static int
+dec_agent(struct json_dec *d, const cJSON *it, struct report_agent *a)
+{
+	static const struct json_path up = { NULL, "agent", 0 };
+	static const struct json_path p = { &up, "listen", 0 };
+
+	if (dec_section(d, it, "agent", a, report_fields_agent) == -1)
+		return -1;
+	if (a->listen[0] != '\0' && !report_listen_valid(a->listen))
+		return json_dec_fail(d, &p, "\"%.64s\" is not HOST:PORT or [IPV6]:PORT",
+		    a->listen);
+	return 0;
+}
 
 /* schema and collected_at (the first of report_fields_top) must be there. */
 static int
@@ -449,7 +464,8 @@ dec_report(struct json_dec *d, const cJSON *root, struct report *r)
 	    dec_section(d, x[R_MEMORY], "memory", &r->memory, report_fields_memory) == -1 ||
 	    dec_section(d, x[R_POWER], "power", &r->power, report_fields_power) == -1 ||
 	    dec_section(d, x[R_THERMAL], "thermal", &r->thermal,
-	    report_fields_thermal) == -1)
+	    report_fields_thermal) == -1 ||
+	    dec_agent(d, x[R_AGENT], &r->agent) == -1)
 		return -1;
 	return dec_array(d, x[R_ERRORS], NULL, "errors", ARRAY(r->errors),
 	    &r->n_errors, dec_error_elem);

@@ -82,6 +82,7 @@ fill_rest(struct report *r)
 	pw->dram_watts = REPORT_WATTS_MAX;
 	r->thermal.cpu_celsius = 45.5;
 	r->thermal.gpu_celsius = -12.75;
+	REPORT_SET(r->agent.listen, "10.0.0.11:9469");
 	report_add_error(r, "rdma_ctl", "timed out after %d s", 5);
 	report_add_error(r, "macmon", "exited 1: \"quoted\" \\ and\ttab");
 }
@@ -318,6 +319,8 @@ test_encode_full_layout(void **state)
 	assert_non_null(strstr(json, "\"gpu_wired_limit_bytes\":0}"));
 	assert_non_null(strstr(json, "\"power\":{\"source\":\"macmon\","
 	    "\"system_watts\":123.456,"));
+	assert_non_null(strstr(json, "\"gpu_celsius\":-12.75},"
+	    "\"agent\":{\"listen\":\"10.0.0.11:9469\"},\"errors\":[{"));
 	assert_non_null(strstr(json, "\"errors\":[{\"source\":\"rdma_ctl\","
 	    "\"message\":\"timed out after 5 s\"},"));
 	assert_null(strchr(json, '\n'));
@@ -372,7 +375,7 @@ test_all_null(void **state)
 	    "{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
 	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null},"
 	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null},"
-	    "\"errors\":[]}");
+	    "\"agent\":{\"listen\":null},\"errors\":[]}");
 	/* Only "schema" and the enum "state" ("unknown") are not null. */
 	j = cJSON_Parse(json);
 	assert_non_null(j);
@@ -689,6 +692,25 @@ static const struct bad bad_cases[] = {
 	    "thermal.cpu_celsius: -273.15 is out of range -100..200" },
 	{ HDR ",\"thermal\":{\"gpu_celsius\":1e999}}",
 	    "thermal.gpu_celsius: inf is out of range -100..200" },
+	{ HDR ",\"agent\":[]}", "agent: must be an object or null" },
+	{ HDR ",\"agent\":{\"listen\":9469}}", "agent.listen: must be a string or null" },
+	{ HDR ",\"agent\":{\"listen\":\"\"}}", "agent.listen: empty string" },
+	{ HDR ",\"agent\":{\"listen\":\"10.0.0.11\"}}",
+	    "agent.listen: \"10.0.0.11\" is not HOST:PORT or [IPV6]:PORT" },
+	{ HDR ",\"agent\":{\"listen\":\"10.0.0.11:0\"}}",
+	    "agent.listen: \"10.0.0.11:0\" is not HOST:PORT" },
+	{ HDR ",\"agent\":{\"listen\":\"10.0.0.11:65536\"}}",
+	    "agent.listen: \"10.0.0.11:65536\" is not HOST:PORT" },
+	{ HDR ",\"agent\":{\"listen\":\":9469\"}}", "agent.listen: \":9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"::1:9469\"}}", "agent.listen: \"::1:9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"[mac1]:9469\"}}", "agent.listen: \"[mac1]:9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"[fe80::1%en0]:9469\"}}",
+	    "agent.listen: \"[fe80::1%en0]:9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"mac 1:9469\"}}", "agent.listen: \"mac 1:9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"-mac1:9469\"}}", "agent.listen: \"-mac1:9469\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"mac1:9469/metrics\"}}",
+	    "agent.listen: \"mac1:9469/metrics\" is not" },
+	{ HDR ",\"agent\":{\"listen\":\"mac1:+9469\"}}", "agent.listen: \"mac1:+9469\" is not" },
 	{ HDR ",\"errors\":{}}", "errors: must be an array or null" },
 	{ HDR ",\"errors\":[\"x\"]}", "errors[0]: must be an object" },
 	{ HDR ",\"errors\":[{\"source\":\"a\",\"message\":\"b\"},"
@@ -899,6 +921,34 @@ test_unknown_fields_ignored(void **state)
 	free(r);
 }
 
+/* agent.listen: the addresses an agent may bind, and names, round trip. */
+static void
+test_agent_listen(void **state)
+{
+	static const char *const good[] = { "127.0.0.1:9469", "0.0.0.0:9469", "[::]:9469",
+	    "[::1]:1", "[fe80::1]:65535", "mac1.local:9469", "studio-1:9469" };
+	struct report *r = report_new(), *out = report_new();
+	char json[256];
+
+	(void)state;
+	r->collected_at = 1;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(json, sizeof(json), HDR ",\"agent\":{\"listen\":\"%s\"}}", good[i]);
+		expect_ok(json, out);
+		assert_string_equal(out->agent.listen, good[i]);
+		memset(r->agent.listen, 0, sizeof(r->agent.listen));
+		REPORT_SET(r->agent.listen, good[i]);
+		round_trip(r, 0);
+	}
+	/* null and absent are the same: not serving */
+	expect_ok(HDR ",\"agent\":{\"listen\":null}}", out);
+	assert_string_equal(out->agent.listen, "");
+	expect_ok(HDR ",\"agent\":null}", out);
+	assert_string_equal(out->agent.listen, "");
+	free(r);
+	free(out);
+}
+
 /* Absent and explicitly null sections both decode to report_init(). */
 static void
 test_missing_and_null_sections(void **state)
@@ -911,7 +961,7 @@ test_missing_and_null_sections(void **state)
 	assert_memory_equal(want, r, sizeof(*r));
 	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
 	    "\"node\":null,\"thunderbolt\":null,\"rdma\":null,\"memory\":null,"
-	    "\"power\":null,\"thermal\":null,\"errors\":null}", r);
+	    "\"power\":null,\"thermal\":null,\"agent\":null,\"errors\":null}", r);
 	assert_memory_equal(want, r, sizeof(*r));
 	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
 	    "\"node\":{},\"thunderbolt\":{\"ports\":null,\"bridge\":{}},"
@@ -970,6 +1020,7 @@ main(void)
 		cmocka_unit_test(test_trailing_data),
 		cmocka_unit_test(test_oversized_input),
 		cmocka_unit_test(test_unknown_fields_ignored),
+		cmocka_unit_test(test_agent_listen),
 		cmocka_unit_test(test_missing_and_null_sections),
 		cmocka_unit_test(test_err_buffer),
 	};
