@@ -16,6 +16,7 @@
 #include <gnutls/gnutls.h>
 
 #include "auth.h"
+#include "credentials.h"
 #include "ctrl.h"
 #include "log.h"
 #include "prov_api.h"
@@ -454,7 +455,7 @@ job_add(struct job *jb)
 out:
 	if (tid[0] != '\0')
 		token_drop(jb, tid);   /* used by now, or never needed: it must not linger */
-	explicit_bzero(token, sizeof(token));
+	cred_wipe(token, sizeof(token));
 	prov_plan_free(p);
 	free(bin);
 }
