@@ -2,16 +2,27 @@
 #
 #   make                 build the programs into $(B)/
 #   make check           install missing dependencies, build, run every test
+#   make check-deps      the dependency installer as a fresh machine sees it
+#   make check-macos     compile every source file for aarch64-macos (zig cc)
 #   make bench           run the benchmarks under tests/bench/
 #   make demo            build and start a simulated cluster
-#   make install         PREFIX=/usr/local DESTDIR= (the dashboard in $(DATADIR)/web;
-#                        the launchd plist and systemd unit name $(SBINDIR)/tbagentd)
+#   make install         PREFIX=/usr/local DESTDIR=: the programs, man pages, example
+#                        configurations and catalog ($(DATADIR)); the systemd units
+#                        into SYSTEMDUNITDIR (Linux), the launchd plists into
+#                        LAUNCHDDIR (macOS; empty: not installed), with a copy of
+#                        each in $(DATADIR), all naming PREFIX's paths
+#   make uninstall       removes what make install placed (same variables)
+#   make dist            $(B)/tbmesh-$(VERSION).tar.gz: the files git tracks, under
+#                        tbmesh-$(VERSION)/ (the release; packaging/homebrew/tbmesh.rb)
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
 # Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
 # main.c) -> libagent.a, controller/ctl_*.c -> libctl.a (tbctl's, which links
 # proto only), the other controller/*.c (but tbcontrollerd.c) ->
 # libcontroller.a; tests/unit/test_*.c -> one cmocka binary each.
+# The dashboard (web/) and the model catalog (data/catalog.json) are
+# compiled into tbcontrollerd: packaging/embed.sh writes them as C arrays
+# into $(B)/gen/, built into libcontroller.a.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -19,9 +30,13 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/tbmesh
 SYSCONFDIR ?= $(PREFIX)/etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+LAUNCHDDIR ?= /Library/LaunchDaemons
 DESTDIR ?=
 B ?= build
 PKG_CONFIG ?= pkg-config
+# The release: the programs' --version (-DTBMESH_VERSION; proto/version.h's
+# fallback repeats it), the make dist tarball, the Homebrew formula's url.
 VERSION := 0.1.0
 
 UNAME_S := $(shell uname -s)
@@ -52,8 +67,10 @@ endif
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -DTBMESH_DATADIR='"$(DATADIR)"' -Iproto -Iagent -Icontroller \
-	$(call pkg_cflags,$(ALL_PKGS)) $(CPPFLAGS)
+# Each module's flags asked for alone: one that is missing (cmocka, where
+# only the programs are built) does not lose the others'.
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
+	$(sort $(foreach m,$(ALL_PKGS),$(call pkg_cflags,$(m)))) $(CPPFLAGS)
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
 AGENT_LIBS := $(call pkg_libs,$(AGENT_PKGS)) -lpthread -lm
@@ -71,7 +88,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 PROTO_OBJ := $(PROTO_SRC:%.c=$(B)/%.o)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(B)/%.o)
 CTL_OBJ := $(CTL_SRC:%.c=$(B)/%.o)
-CONTROLLER_OBJ := $(CONTROLLER_SRC:%.c=$(B)/%.o)
+CONTROLLER_OBJ := $(CONTROLLER_SRC:%.c=$(B)/%.o) $(B)/gen/embedded_web.o $(B)/gen/embedded_catalog.o
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 WEB_FILES := $(sort $(wildcard web/*.html web/*.css))
@@ -86,7 +103,8 @@ PROGRAMS += $(B)/tbctl
 endif
 LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
 
-.PHONY: all check unit integration bench demo deps install uninstall clean distclean FORCE
+.PHONY: all check check-deps check-macos unit integration bench demo deps install uninstall \
+	clean distclean
 
 all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
 	$(B)/tests/bench/bare204 $(B)/tests/bench/wiring_bench $(B)/tests/bench/placebench
@@ -95,18 +113,19 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# DATADIR is compiled in (tbcontrollerd's default catalog): the objects that
-# use it depend on a stamp holding its value, rewritten only when it changes,
-# so that "make install PREFIX=/opt/tb" rebuilds them instead of installing
-# programs that still name the PREFIX of the last build.
-DATADIR_STAMP := $(B)/datadir.stamp
-DATADIR_OBJ := $(patsubst %.c,$(B)/%.o,$(shell grep -l TBMESH_DATADIR proto/*.c agent/*.c \
-	controller/*.c 2>/dev/null))
-$(DATADIR_OBJ): $(DATADIR_STAMP)
-$(DATADIR_STAMP): FORCE
+# The embedded dashboard and catalog: generated sources, compiled as C99
+# data (their paths are the URL paths, "/index.html", "/js/app.js").
+$(B)/gen/embedded_web.c: packaging/embed.sh $(WEB_FILES) $(WEB_JS)
 	@mkdir -p $(@D)
-	@if [ "$$(cat $@ 2>/dev/null)" != '$(DATADIR)' ]; then printf '%s\n' '$(DATADIR)' >$@; fi
-FORCE:
+	packaging/embed.sh web web $(WEB_FILES) $(WEB_JS) >$@.tmp && mv $@.tmp $@
+
+$(B)/gen/embedded_catalog.c: packaging/embed.sh data/catalog.json
+	@mkdir -p $(@D)
+	packaging/embed.sh catalog data data/catalog.json >$@.tmp && mv $@.tmp $@
+
+$(B)/gen/%.o: $(B)/gen/%.c controller/embedded.h
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
 
 # The installed launchd plist, systemd unit and man pages name the installed
 # programs, configuration and data: the /usr/local paths of packaging/ and
@@ -177,35 +196,112 @@ demo: deps
 deps:
 	@packaging/deps.sh --check >/dev/null 2>&1 || packaging/deps.sh
 
+# Both are also part of make check (tests/integration/).
+check-deps:
+	@bash tests/integration/deps_fresh.sh
+
+check-macos:
+	@bash tests/integration/macos_compile.sh
+
+# make -s print-VAR: a variable's value, for scripts that need the flags
+# (tests/integration/macos_compile.sh: make -s print-OSDEFS UNAME_S=Darwin).
+print-%:
+	@printf '%s\n' '$($*)'
+
+# The service files name the installed programs and configuration (INSTALL_SED).
+SYSTEMD_UNITS := tbagentd.service tbcontrollerd.service
+LAUNCHD_PLISTS := com.tbmesh.tbagentd.plist com.tbmesh.tbcontrollerd.plist
+# The Prometheus scrape configuration, alert rules and their tests, and the
+# Grafana dashboard, installed as examples (DATADIR/prometheus, /grafana).
+PROM_FILES := $(sort $(wildcard packaging/prometheus/*.yml))
+# On macOS the controller's plist keeps its inventory in /var/lib/tbcontrollerd
+# (tbcontrollerd's default), which make install creates with the plists.
+DARWIN_STATEDIR := /var/lib/tbcontrollerd
+# The man pages name where the service files go, too.
+MAN_SED := $(INSTALL_SED) \
+	-e 's|/usr/local/lib/systemd/system|$(or $(SYSTEMDUNITDIR),$(PREFIX)/lib/systemd/system)|g' \
+	-e 's|/Library/LaunchDaemons|$(or $(LAUNCHDDIR),/Library/LaunchDaemons)|g'
+
 install: $(PROGRAMS)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/tbagentd $(B)/tbcontrollerd $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/tbctl $(DESTDIR)$(BINDIR)/tbctl
 	for m in tbagentd.8 tbcontrollerd.8; do \
-		$(INSTALL_SED) man/$$m >$(DESTDIR)$(MANDIR)/man8/$$m || exit 1; done
-	$(INSTALL_SED) man/tbctl.1 >$(DESTDIR)$(MANDIR)/man1/tbctl.1
+		$(MAN_SED) man/$$m >$(DESTDIR)$(MANDIR)/man8/$$m || exit 1; done
+	$(MAN_SED) man/tbctl.1 >$(DESTDIR)$(MANDIR)/man1/tbctl.1
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8 \
 		$(DESTDIR)$(MANDIR)/man1/tbctl.1
-	install -m 0644 packaging/tbagentd.conf.example $(DESTDIR)$(DATADIR)/tbagentd.conf.example
-	$(INSTALL_SED) packaging/com.tbmesh.tbagentd.plist >$(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist
-	$(INSTALL_SED) packaging/tbagentd.service >$(DESTDIR)$(DATADIR)/tbagentd.service
-	chmod 0644 $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
-	install -d $(DESTDIR)$(DATADIR)/web/js
-	install -m 0644 $(WEB_FILES) $(DESTDIR)$(DATADIR)/web/
-	install -m 0644 $(WEB_JS) $(DESTDIR)$(DATADIR)/web/js/
-	install -m 0644 data/catalog.json $(DESTDIR)$(DATADIR)/catalog.json
+	install -m 0644 packaging/tbagentd.conf.example data/catalog.json $(DESTDIR)$(DATADIR)/
+	for f in tbcontrollerd.conf.example $(SYSTEMD_UNITS) $(LAUNCHD_PLISTS); do \
+		$(INSTALL_SED) packaging/$$f >$(DESTDIR)$(DATADIR)/$$f && \
+		chmod 0644 $(DESTDIR)$(DATADIR)/$$f || exit 1; done
+	install -d $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana
+	install -m 0644 $(PROM_FILES) $(DESTDIR)$(DATADIR)/prometheus/
+	install -m 0644 packaging/grafana/tbmesh.json $(DESTDIR)$(DATADIR)/grafana/
+ifeq ($(UNAME_S),Darwin)
+ifneq ($(LAUNCHDDIR),)
+	install -d $(DESTDIR)$(LAUNCHDDIR)
+	for f in $(LAUNCHD_PLISTS); do \
+		install -m 0644 $(DESTDIR)$(DATADIR)/$$f $(DESTDIR)$(LAUNCHDDIR)/$$f || exit 1; done
+	install -d -m 0700 $(DESTDIR)$(DARWIN_STATEDIR)
+endif
+else ifneq ($(SYSTEMDUNITDIR),)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	for f in $(SYSTEMD_UNITS); do \
+		install -m 0644 $(DESTDIR)$(DATADIR)/$$f $(DESTDIR)$(SYSTEMDUNITDIR)/$$f || exit 1; done
+endif
 
+# The state directory on macOS is left: it holds the inventory.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
 	rm -f $(DESTDIR)$(SBINDIR)/tbcontrollerd $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8
 	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
-	rm -f $(DESTDIR)$(DATADIR)/tbagentd.conf.example
-	rm -f $(DESTDIR)$(DATADIR)/com.tbmesh.tbagentd.plist $(DESTDIR)$(DATADIR)/tbagentd.service
-	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(WEB_FILES) $(WEB_JS))
-	-rmdir $(DESTDIR)$(DATADIR)/web/js $(DESTDIR)$(DATADIR)/web 2>/dev/null
-	rm -f $(DESTDIR)$(DATADIR)/catalog.json
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,tbagentd.conf.example tbcontrollerd.conf.example \
+		catalog.json $(SYSTEMD_UNITS) $(LAUNCHD_PLISTS))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/prometheus/,$(notdir $(PROM_FILES)))
+	rm -f $(DESTDIR)$(DATADIR)/grafana/tbmesh.json
+	-rmdir $(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR)/grafana $(DESTDIR)$(DATADIR) 2>/dev/null
+ifeq ($(UNAME_S),Darwin)
+ifneq ($(LAUNCHDDIR),)
+	rm -f $(addprefix $(DESTDIR)$(LAUNCHDDIR)/,$(LAUNCHD_PLISTS))
+endif
+else ifneq ($(SYSTEMDUNITDIR),)
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(SYSTEMD_UNITS))
+endif
+
+# The release tarball: every file git tracks, as it is in the work tree, under
+# tbmesh-$(VERSION)/; made in $(B)/dist.  Outside a git checkout (an unpacked
+# tarball) there is no list of what belongs to the release, so it fails.
+DIST := tbmesh-$(VERSION)
+.PHONY: dist
+dist:
+	@if ! git rev-parse --git-dir >/dev/null 2>&1 || [ -n "$$(git rev-parse --show-prefix)" ]; then \
+		echo "make dist: $(CURDIR) is not the top of a git checkout: the tarball is made" \
+			"of the files git tracks" >&2; exit 1; fi
+	@missing=$$(git ls-files --deleted); if [ -n "$$missing" ]; then \
+		echo "make dist: tracked files missing from the work tree:" $$missing >&2; exit 1; fi
+	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || \
+		echo "make dist: note: the tarball holds the uncommitted changes to tracked files"
+	rm -rf $(B)/dist && mkdir -p $(B)/dist/$(DIST)
+	git ls-files -z >$(B)/dist/files
+	tar -cf $(B)/dist/files.tar --null -T $(B)/dist/files
+	tar -xpf $(B)/dist/files.tar -C $(B)/dist/$(DIST)
+	tar -cf $(B)/dist/$(DIST).tar -C $(B)/dist $(DIST)
+	gzip -9n <$(B)/dist/$(DIST).tar >$(B)/$(DIST).tar.gz
+	rm -rf $(B)/dist
+	@echo "$(B)/$(DIST).tar.gz"
+	@{ sha256sum $(B)/$(DIST).tar.gz 2>/dev/null || shasum -a 256 $(B)/$(DIST).tar.gz; } | \
+		awk '{ print "sha256 \"" $$1 "\" (packaging/homebrew/tbmesh.rb)" }'
+
+# VERSION is compiled in: every object depends on a stamp holding its value,
+# rewritten (when make reads this file) only when the value changes, so that a
+# new VERSION rebuilds them instead of leaving programs that print the last.
+VERSION_STAMP := $(B)/version.stamp
+$(shell mkdir -p '$(B)' && { [ "$$(cat '$(VERSION_STAMP)' 2>/dev/null)" = '$(VERSION)' ] || \
+	printf '%s\n' '$(VERSION)' >'$(VERSION_STAMP)'; })
+$(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c agent/*.c controller/*.c tests/unit/*.c \
+	tests/bench/*.c)): $(VERSION_STAMP)
 
 clean:
 	rm -rf $(B)

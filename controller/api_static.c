@@ -1,5 +1,7 @@
 /*
- * Static files of the dashboard under web_root: GET and HEAD only, "/" is
+ * The dashboard's static files: those compiled into the controller
+ * (embedded.h) when no web root is configured, else the files under
+ * web_root (--web-root, to serve a dashboard of one's own).  GET and HEAD only, "/" is
  * index.html, paths limited to [A-Za-z0-9._/-] without "..", "//" or a
  * leading "." in a segment (so no way out of web_root and no hidden file), a
  * content type by extension, 404 (JSON, as the API's) for anything else.
@@ -10,7 +12,9 @@
  * Last-Modified; a request whose If-None-Match matches, or whose
  * If-Modified-Since is not older than the file, gets 304 without a body.
  * An upgrade (make install) is therefore seen at the next load, and an
- * unchanged page costs one small request per file.
+ * unchanged page costs one small request per file.  A compiled-in file's
+ * ETag is its CRC and length, computed when it was compiled in; it has no
+ * Last-Modified.
  */
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -19,6 +23,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "embedded.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_RESULT;
@@ -117,17 +123,43 @@ queue(struct MHD_Connection *conn, struct MHD_Response *r, unsigned int status,
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
+	if (lastmod != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_RESULT ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
+/* Serve rel from the files compiled in, as api_static does from a root. */
+static int
+static_embedded(struct MHD_Connection *conn, const char *rel, int *handled)
+{
+	const struct embedded_file *f = embedded_find(embedded_web, embedded_web_n, rel);
+	const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH);
+	struct MHD_Response *r;
+	unsigned int status = MHD_HTTP_OK;
+
+	if (f == NULL)
+		return MHD_NO;
+	if (inm != NULL && (strstr(inm, f->etag) != NULL || strcmp(inm, "*") == 0)) {
+		status = MHD_HTTP_NOT_MODIFIED;
+		r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+	} else
+		r = MHD_create_response_from_buffer(f->len, (void *)f->data,
+		    MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	*handled = 1;
+	return queue(conn, r, status, status == MHD_HTTP_OK ? content_type(rel) : NULL, f->etag,
+	    NULL);
+}
+
 /*
- * Serve url from root when it names a regular file there: *handled = 1 and
- * the result of queueing the answer.  Otherwise *handled = 0 and the caller
- * answers (404).
+ * Serve url from root when it names a regular file there, or from the files
+ * compiled in when root is NULL: *handled = 1 and the result of queueing
+ * the answer.  Otherwise *handled = 0 and the caller answers (404).
  */
 int
 api_static(struct MHD_Connection *conn, const char *root, const char *url, int *handled)
@@ -138,9 +170,11 @@ api_static(struct MHD_Connection *conn, const char *root, const char *url, int *
 	int fd;
 
 	*handled = 0;
-	if (root == NULL || !safe_path(url) || strncmp(url, "/v1/", 4) == 0)
+	if (!safe_path(url) || strncmp(url, "/v1/", 4) == 0)
 		return MHD_NO;
 	const char *rel = strcmp(url, "/") == 0 ? "/index.html" : url;
+	if (root == NULL)
+		return static_embedded(conn, rel, handled);
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
 		return MHD_NO;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)

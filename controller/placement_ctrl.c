@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "embedded.h"
 #include "inventory_placement.h"
 #include "log.h"
 #include "report.h"
@@ -41,15 +42,20 @@ add_model(void *arg, const char *name, const char *json)
 }
 
 int
-placement_catalog_load(struct ctrl *c, const char *path, int required, char *err,
-    size_t errlen)
+placement_catalog_load(struct ctrl *c, const char *path, char *err, size_t errlen)
 {
+	char inner[384];
+
 	c->models = NULL;
 	c->n_models = 0;
-	if (!required && access(path, F_OK) != 0)
-		log_warnx("no model catalog at %s: only models added through the API", path);
-	else if (catalog_load_file(path, &c->models, &c->n_models, err, errlen) == -1)
+	if (path != NULL) {
+		if (catalog_load_file(path, &c->models, &c->n_models, err, errlen) == -1)
+			return -1;
+	} else if (catalog_decode((const char *)embedded_catalog[0].data, embedded_catalog[0].len,
+	    &c->models, &c->n_models, inner, sizeof(inner)) == -1) {
+		snprintf(err, errlen, "the compiled-in catalog: %s", inner);
 		return -1;
+	}
 	if (inv_model_each(c->inv, add_model, c) == -1) {
 		snprintf(err, errlen, "the inventory's models could not be read");
 		return -1;

@@ -15,12 +15,11 @@
 #include "rollout_api.h"
 
 /*
- * Load the catalog file (path; a missing file is an error only when
- * required) and the models added through the API into c->models.
+ * Load the catalog file at path (NULL: the catalog compiled in,
+ * embedded.h) and the models added through the API into c->models.
  * 0, or -1 with the reason in err.
  */
-int placement_catalog_load(struct ctrl *c, const char *path, int required, char *err,
-    size_t errlen);
+int placement_catalog_load(struct ctrl *c, const char *path, char *err, size_t errlen);
 
 /*
  * Plan req on its cluster at now.  except: a placement whose memory is not

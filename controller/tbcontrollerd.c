@@ -34,10 +34,6 @@
 #define DEFAULT_DB "/var/lib/tbcontrollerd/inventory.db"
 #define DEFAULT_LISTEN "127.0.0.1:9470"
 #define DEFAULT_ADMIN_TOKEN_FILE "/var/lib/tbcontrollerd/admin-token"
-#ifndef TBMESH_DATADIR
-#define TBMESH_DATADIR "/usr/local/share/tbmesh"
-#endif
-#define DEFAULT_CATALOG TBMESH_DATADIR "/catalog.json"
 
 struct config {
 	char *db, *listen, *admin_token_file, *web_root, *tls_cert, *tls_key, *catalog;
@@ -62,15 +58,16 @@ static const char usage[] =
 "  --admin-token-file FILE   where the first admin token is written at first\n"
 "                            start, mode 0600 (default " DEFAULT_ADMIN_TOKEN_FILE ")\n"
 "  --web-root DIR            serve the dashboard's files from DIR at /\n"
+"                            (default: the dashboard compiled in)\n"
 "  --tls-cert FILE --tls-key FILE\n"
 "                            serve HTTPS with this certificate and key (PEM)\n"
 "  --unreachable-after SECONDS\n"
 "                            a ready node with no report for this long becomes\n"
 "                            unreachable (default 30)\n"
 "  --retention SECONDS       history of samples kept (default 604800, a week)\n"
-"  --catalog FILE            the model catalog (default " DEFAULT_CATALOG ";\n"
-"                            when the default is missing, only models added\n"
-"                            with POST /v1/models are known)\n"
+"  --catalog FILE            the model catalog (default: the one compiled in,\n"
+"                            data/catalog.json of the build); models added\n"
+"                            with POST /v1/models are known either way\n"
 "  --headroom GIB            memory placements leave free on every node\n"
 "                            (default 8)\n"
 "  --state-dir DIR           where update passwords are kept, in credentials/\n"
@@ -608,8 +605,7 @@ serve(struct config *cfg, int argc, char **argv)
 	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
 		log_warnx("provisioning runs cut short by the last stop are marked failed");
 	c.place_headroom = (int64_t)(cfg->headroom_gib * (1 << 30));
-	if (placement_catalog_load(&c, cfg->catalog ? cfg->catalog : DEFAULT_CATALOG,
-	    cfg->catalog != NULL, err, sizeof(err)) == -1)
+	if (placement_catalog_load(&c, cfg->catalog, err, sizeof(err)) == -1)
 		fatalx("%s", err);
 	if ((c.ingest = ingest_start(&c)) == NULL)
 		fatalx("cannot start the ingest thread");

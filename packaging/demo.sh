@@ -3,9 +3,10 @@
 # simulated Mac Studio of the scenario (default: four M3 Ultras, two 512 GB
 # and two 256 GB, in a full Thunderbolt 5 mesh), each enrolled with its own
 # one-time, pre-approved bootstrap token (tbctl token create --accept), so
-# that they are ready without tbctl node accept; the dashboard is served
-# from web/.  Prints the addresses, a viewer token file for the dashboard
-# and the tbctl commands to try; Ctrl-C stops everything it started.
+# that they are ready without tbctl node accept; the dashboard and the model
+# catalog are the ones compiled into tbcontrollerd.  Prints the addresses, a
+# viewer token file for the dashboard and the tbctl commands to try; Ctrl-C
+# stops everything it started.
 # DEMO_SECONDS=N stops by itself.
 # DEMO_PIDFILE=FILE: the pids of the daemons it starts are written there, one
 # a line, as they start.
@@ -65,8 +66,7 @@ wait_listen() {
 
 [ -z "${DEMO_PIDFILE:-}" ] || : >"$DEMO_PIDFILE" || exit 1
 "$B/tbcontrollerd" --db "$WORK/inventory.db" --listen 127.0.0.1:0 \
-	--admin-token-file "$WORK/admin-token" --unreachable-after 10 --web-root "$PWD/web" \
-	--catalog "$PWD/data/catalog.json" >"$WORK/controller.log" 2>&1 &
+	--admin-token-file "$WORK/admin-token" --unreachable-after 10 >"$WORK/controller.log" 2>&1 &
 started $!
 wait_listen "$WORK/controller.log" $!
 URL=http://127.0.0.1:$(port_of "$WORK/controller.log")

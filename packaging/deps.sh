@@ -55,6 +55,7 @@ cmd node_exporter  node_exporter:prometheus-node-exporter prometheus-node-export
 cmd node           node:nodejs                          nodejs                   node
 cmd npm            npm                                  npm                      node
 cmd python3        python3                              python3                  -
+cmd ruby           ruby                                 ruby                     -
 cmd ssh            ssh                                  openssh-client           -
 cmd sshd           sshd:/usr/sbin/sshd                  openssh-server           -
 cmd ip             ip:/usr/sbin/ip:/sbin/ip             iproute2                 -
@@ -94,7 +95,7 @@ found() {
 
 # applies NAME: is NAME checked on this system?  ip and strace are Linux's
 # (a test that needs them skips on macOS, and brew has neither); macOS
-# ships ssh, sshd, curl, openssl, sqlite3, python3 and ps itself.
+# ships ssh, sshd, curl, openssl, sqlite3, python3, ruby and ps itself.
 applies() {
 	case "$OS:$1" in
 	macos:ip|macos:strace) return 1 ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard in a real browser: Debian's chromium, headless, driven by
 # playwright-core (tests/browser/package.json, installed here with npm ci
-# when missing), against tbcontrollerd serving web/ and simulated agents.
+# when missing), against tbcontrollerd serving its compiled-in dashboard (and
+# web/ through --web-root for the wiring view) and simulated agents.
 #   1. mesh4-studio (four nodes, six 80 Gb/s links), with a viewer token:
 #      the fleet's figures, six passing links, a wrong token refused, an
 #      agent stopped shown unreachable without a reload (the controller's
@@ -48,7 +49,7 @@ run_case() {
 # scenario, all in its cluster; waits until every node has reported.
 cluster() {
 	local scen=$1 n c
-	start_controller "ctl-$(basename "$scen" .json)" --web-root "$TOP/web" --unreachable-after 2 ||
+	start_controller "ctl-$(basename "$scen" .json)" --unreachable-after 2 ||
 		return 1
 	c=$(jq -r .cluster "$scen")
 	"$BIN/tbctl" cluster create "$c" >/dev/null || return 1
@@ -73,9 +74,6 @@ check "with an ETag and no-cache" sh -c "grep -qi '^etag: \"' '$TMP/h' && grep -
 etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: *//p' "$TMP/h" | tr -d '\r')
 check_eq "If-None-Match with that ETag gets 304" 304 \
 	"$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$CTRL_URL/")"
-lm=$(sed -n 's/^[Ll]ast-[Mm]odified: *//p' "$TMP/h" | tr -d '\r')
-check_eq "If-Modified-Since its Last-Modified gets 304" 304 \
-	"$(curl -s -o /dev/null -w '%{http_code}' -H "If-Modified-Since: $lm" "$CTRL_URL/")"
 check_eq "a module is text/javascript" "text/javascript; charset=utf-8" \
 	"$(curl -s -o /dev/null -w '%{content_type}' "$CTRL_URL/js/main.js")"
 check_eq "a missing file is 404" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$CTRL_URL/nothing.js")"
@@ -129,5 +127,10 @@ bg_check_all
 mkdir -p "$TMP/www" && cp -R web/. "$TMP/www/" && cp -R tests/browser/topology "$TMP/www/topology-test" ||
 	not_ok "copy the web root"
 start_controller ctl-topology --web-root "$TMP/www" || { not_ok "controller for the topology"; done_testing; }
+# a web root's files also carry their Last-Modified (the compiled-in ones an ETag only)
+curl -s -o /dev/null -D "$TMP/h" "$CTRL_URL/"
+lm=$(sed -n 's/^[Ll]ast-[Mm]odified: *//p' "$TMP/h" | tr -d '\r')
+check_eq "--web-root: If-Modified-Since its Last-Modified gets 304" 304 \
+	"$(curl -s -o /dev/null -w '%{http_code}' -H "If-Modified-Since: $lm" "$CTRL_URL/")"
 run_case topology "$CTRL_URL" - "$SHOTS"
 done_testing
