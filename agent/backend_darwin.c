@@ -23,9 +23,15 @@
  * default 5 s sampling interval would reach the usual timeout).  An error
  * is recorded for each only when neither gives power values.
  *
+ * Network interfaces (network.interfaces, the LAN address): `ifconfig -a`,
+ * once, for every interface's addresses, joined with networksetup's
+ * hardware port names (darwin_join.h says which kind each name gives).
+ *
  * Commands that are not run: `ifconfig enX` for ports whose interface is
- * unknown (networksetup failed), `ibv_devinfo -v` when ibv_devices lists no
- * device (RDMA disabled: it would only say "No IB devices found").
+ * unknown (networksetup failed), `ifconfig -a` when networksetup failed
+ * (which interfaces are Thunderbolt is not known: network stays null),
+ * `ibv_devinfo -v` when ibv_devices lists no device (RDMA disabled: it
+ * would only say "No IB devices found").
  * `ifconfig bridge0` answering "does not exist" is not an error: the bridge
  * is reported as absent.
  */
@@ -231,35 +237,73 @@ collect_port_ipv4(struct run *x, const char *ifname)
 /*
  * Thunderbolt: system_profiler SPThunderboltDataType for the ports,
  * networksetup for their interfaces, ifconfig for bridge0 and the ports'
- * addresses.
+ * addresses.  *hp gets networksetup's hardware ports, for
+ * collect_network(); returns 0 when networksetup answered and its whole
+ * output was read, else -1.
  */
-static void
-collect_thunderbolt(struct run *x)
+static int
+collect_thunderbolt(struct run *x, struct darwin_hwports *hp)
 {
 	char *sp[] = { "system_profiler", "SPThunderboltDataType", "-json", NULL };
 	char *ns[] = { "networksetup", "-listallhardwareports", NULL };
 	struct report_thunderbolt *tb = &x->r->thunderbolt;
-	struct darwin_hwports hp;
 	char err[WHY_MAX], *out;
-	int rc;
+	int rc = -1;
 
 	if ((out = output_of(x, sp)) != NULL) {
 		if (macos_parse_thunderbolt(out, strlen(out), tb, err, sizeof(err)) == -1)
 			cmd_error(x, sp, "%s", err);
 		free(out);
 	}
-	memset(&hp, 0, sizeof(hp));
+	memset(hp, 0, sizeof(*hp));
 	if ((out = output_of(x, ns)) != NULL) {
-		rc = darwin_parse_hwports(out, &hp, err, sizeof(err));
+		rc = darwin_parse_hwports(out, hp, err, sizeof(err));
 		free(out);
 		if (rc == -1)
 			cmd_error(x, ns, "%s", err);
-		darwin_join_interfaces(tb, &hp);
+		darwin_join_interfaces(tb, hp);
 	}
-	collect_bridge(x, hp.bridge[0] != '\0' ? hp.bridge : "bridge0");
+	collect_bridge(x, hp->bridge[0] != '\0' ? hp->bridge : "bridge0");
 	for (int i = 0; i < tb->n_ports; i++)
 		if (tb->ports[i].interface[0] != '\0')
 			collect_port_ipv4(x, tb->ports[i].interface);
+	return rc;
+}
+
+/*
+ * network.interfaces: `ifconfig -a`, one command for every interface's
+ * addresses, joined with networksetup's hardware ports (hp; have_hp 0 when
+ * networksetup failed).  Without both, which interfaces are Thunderbolt is
+ * not known: network stays null.  ifconfig is not run then.
+ */
+static void
+collect_network(struct run *x, const struct darwin_hwports *hp, int have_hp)
+{
+	char *argv[] = { "ifconfig", "-a", NULL };
+	struct darwin_iflist *l;
+	char err[WHY_MAX], *out;
+	int rc, dropped;
+
+	if (!have_hp)
+		return;
+	if ((l = malloc(sizeof(*l))) == NULL) {
+		cmd_error(x, argv, "out of memory");
+		return;
+	}
+	if ((out = output_of(x, argv)) != NULL) {
+		rc = darwin_parse_ifconfig_all(out, l, err, sizeof(err));
+		free(out);
+		if (rc == -1)
+			cmd_error(x, argv, "%s", err);
+		if (rc == 0 || l->n > 0) {	/* too many: the first kept */
+			dropped = darwin_join_network(&x->r->network, hp, l,
+			    &x->r->thunderbolt);
+			if (dropped > 0)
+				cmd_error(x, argv, "%d interfaces left out: the report holds %d",
+				    dropped, REPORT_NETIFS_MAX);
+		}
+	}
+	free(l);
 }
 
 /* RDMA: rdma_ctl status, ibv_devices, ibv_devinfo -v. */
@@ -400,16 +444,19 @@ collect_power(struct run *x)
 static int
 collect(const struct collect_opts *o, struct report *r)
 {
+	struct darwin_hwports hp;
 	struct run x;
 	int64_t hw_memory = REPORT_NULL_I64;
+	int have_hp;
 
 	x.r = r;
 	x.timeout_ms = o->cmd_timeout_ms > 0 ? o->cmd_timeout_ms : DEFAULT_TIMEOUT_MS;
 	x.timeouts = 0;
 
 	/* Most wanted first, in case the budget runs out. */
-	collect_thunderbolt(&x);
+	have_hp = collect_thunderbolt(&x, &hp) == 0;
 	collect_rdma(&x);
+	collect_network(&x, &hp, have_hp);
 	collect_identity(&x, &hw_memory);
 	collect_memory(&x, hw_memory);
 	collect_power(&x);

@@ -23,6 +23,8 @@
  *                DOWN;
  *                ipv4_gid when the interface has an address.  disabled:
  *                no devices (ibv_devices lists none)
+ *   network      the scenario's "lan" interfaces, in its order, with their
+ *                kind, port and addresses; null without "lan"
  *   memory       total = memory_gb GiB; in use = memory_load, drifting by
  *                +-0.02 over 15 minutes; 16 KiB pages; no swap
  *   power        source "sim"; power_watts +-5 % over a minute; CPU 30 %,
@@ -131,6 +133,24 @@ fill_rdma(const struct scenario *s, const struct scenario_node *n, struct report
 	}
 }
 
+static void
+fill_network(const struct scenario_node *n, struct report_network *nw)
+{
+	nw->n_interfaces = n->n_lan;
+	for (int i = 0; i < n->n_lan; i++) {
+		const struct scenario_lan *l = &n->lan[i];
+		struct report_netif *ni = &nw->interfaces[i];
+
+		report_netif_init(ni);
+		REPORT_SET(ni->name, l->interface);
+		ni->kind = l->kind;
+		REPORT_SET(ni->port, l->port);
+		ni->n_ipv4 = l->n_ipv4;
+		for (int k = 0; k < l->n_ipv4; k++)
+			REPORT_SET(ni->ipv4[k], l->ipv4[k]);
+	}
+}
+
 /* Whole 16 KiB pages, in bytes. */
 static int64_t
 pages(double bytes)
@@ -203,6 +223,7 @@ fill_report(const struct scenario *s, const struct scenario_node *n, double now,
 	fill_node(n, &r->node);
 	fill_thunderbolt(s, n, &r->thunderbolt);
 	fill_rdma(s, n, &r->rdma);
+	fill_network(n, &r->network);
 	fill_memory(n, t, phase, &r->memory);
 	fill_power(n, t, phase, r);
 }

@@ -48,6 +48,111 @@ darwin_join_bridge(struct report_bridge *b, const struct darwin_ifconfig *ifc)
 		REPORT_SET(b->members[i], ifc->members[i]);
 }
 
+/* 1 when word is in s as a whole word (between blanks, '/' or the ends). */
+static int
+has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *at = strstr(s, word); at != NULL; at = strstr(at + 1, word)) {
+		int before = at == s || strchr(" /", at[-1]) != NULL;
+		int after = at[n] == '\0' || strchr(" /", at[n]) != NULL;
+		if (before && after)
+			return 1;
+	}
+	return 0;
+}
+
+enum netif_kind
+darwin_netif_kind(const char *port, int wired)
+{
+	if (port != NULL && (strcmp(port, "Wi-Fi") == 0 || strcmp(port, "AirPort") == 0))
+		return NETIF_KIND_WIFI;
+	if (port != NULL && darwin_skip_prefix(port, "Ethernet Adapter (") == NULL &&
+	    (has_word(port, "Ethernet") || has_word(port, "LAN")))
+		return NETIF_KIND_ETHERNET;
+	return wired ? NETIF_KIND_ETHERNET : NETIF_KIND_OTHER;
+}
+
+static int
+is_member(const struct darwin_ifconfig *bridge, const char *name)
+{
+	for (int i = 0; bridge != NULL && i < bridge->n_members; i++)
+		if (strcmp(bridge->members[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when name is a Thunderbolt interface (darwin_join_network's list). */
+static int
+is_thunderbolt(const char *name, const struct darwin_hwports *hp,
+    const struct darwin_ifconfig *bridge, const struct report_thunderbolt *tb)
+{
+	if (strcmp(name, hp->bridge[0] != '\0' ? hp->bridge : "bridge0") == 0 ||
+	    is_member(bridge, name))
+		return 1;
+	for (int i = 0; i < hp->n; i++)
+		if (strcmp(hp->tb[i].device, name) == 0)
+			return 1;
+	for (int i = 0; i < tb->n_ports && i < REPORT_PORTS_MAX; i++)
+		if (strcmp(tb->ports[i].interface, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The hardware port of device name, or NULL. */
+static const char *
+port_of(const struct darwin_hwports *hp, const char *name)
+{
+	for (int i = 0; i < hp->n_other; i++)
+		if (strcmp(hp->other[i].device, name) == 0)
+			return hp->other[i].port;
+	return NULL;
+}
+
+static const struct darwin_ifconfig *
+iflist_find(const struct darwin_iflist *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->ifc[i].name, name) == 0)
+			return &l->ifc[i];
+	return NULL;
+}
+
+int
+darwin_join_network(struct report_network *nw, const struct darwin_hwports *hp,
+    const struct darwin_iflist *l, const struct report_thunderbolt *tb)
+{
+	const struct darwin_ifconfig *bridge =
+	    iflist_find(l, hp->bridge[0] != '\0' ? hp->bridge : "bridge0");
+	int dropped = 0;
+
+	nw->n_interfaces = 0;
+	for (int i = 0; i < l->n; i++) {
+		const struct darwin_ifconfig *ifc = &l->ifc[i];
+		const char *port = port_of(hp, ifc->name);
+		struct report_netif *n;
+
+		if (ifc->loopback || is_thunderbolt(ifc->name, hp, bridge, tb) ||
+		    (port == NULL && ifc->n_ipv4 == 0))
+			continue;
+		if (nw->n_interfaces == REPORT_NETIFS_MAX) {
+			dropped++;
+			continue;
+		}
+		n = &nw->interfaces[nw->n_interfaces++];
+		report_netif_init(n);
+		REPORT_SET(n->name, ifc->name);
+		n->kind = darwin_netif_kind(port, ifc->wired);
+		if (port != NULL)
+			REPORT_SET(n->port, port);
+		n->n_ipv4 = ifc->n_ipv4;
+		for (int j = 0; j < ifc->n_ipv4; j++)
+			REPORT_SET(n->ipv4[j], ifc->ipv4[j]);
+	}
+	return dropped;
+}
+
 int
 darwin_rdma_interface(const char *dev, char *ifname, size_t n)
 {

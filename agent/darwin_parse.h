@@ -25,6 +25,9 @@
 
 #define DARWIN_IFNAME_MAX 16   /* IFNAMSIZ, with the NUL */
 #define DARWIN_DEVNAME_MAX 64  /* RDMA device name, with the NUL */
+#define DARWIN_PORTNAME_MAX 64 /* hardware port name, with the NUL (longer: cut) */
+#define DARWIN_HWPORTS_MAX 32  /* hardware ports besides the Thunderbolt ones */
+#define DARWIN_IFLIST_MAX 64   /* interfaces `ifconfig -a` lists */
 
 /* `networksetup -listallhardwareports` */
 struct darwin_hwport {
@@ -32,16 +35,25 @@ struct darwin_hwport {
 	char device[DARWIN_IFNAME_MAX];    /* "en3" */
 };
 
+/* A hardware port that is neither "Thunderbolt N" nor the Thunderbolt Bridge. */
+struct darwin_hwport_other {
+	char port[DARWIN_PORTNAME_MAX];    /* "Ethernet", "Wi-Fi", "USB 10/100/1000 LAN" */
+	char device[DARWIN_IFNAME_MAX];    /* "en0" */
+};
+
 struct darwin_hwports {
 	int n;                             /* "Thunderbolt N" ports */
 	struct darwin_hwport tb[REPORT_PORTS_MAX];
 	char bridge[DARWIN_IFNAME_MAX];    /* device of "Thunderbolt Bridge"; "" none */
+	int n_other;                       /* the other ports, in the order listed */
+	struct darwin_hwport_other other[DARWIN_HWPORTS_MAX];
 };
 
 /*
  * Fills *hp.  -1 when there is no "Hardware Port:" entry at all, or when
- * there are more than REPORT_PORTS_MAX Thunderbolt ports (the first ones
- * are kept in *hp).
+ * there are more than REPORT_PORTS_MAX Thunderbolt ports or more than
+ * DARWIN_HWPORTS_MAX others (the first ones are kept in *hp).  A port
+ * whose Device: is not an interface name ("Bluetooth-Modem") is skipped.
  */
 int darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err,
     size_t errlen);
@@ -50,6 +62,9 @@ int darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err,
 struct darwin_ifconfig {
 	char name[DARWIN_IFNAME_MAX];
 	int up;                            /* UP among the flags */
+	int loopback;                      /* LOOPBACK among the flags */
+	int wired;                         /* its medium is Ethernet over a cable:
+					      "media: autoselect (1000baseT <...>)" */
 	enum tri active;                   /* "status: active" / "inactive"; TRI_NULL none */
 	int n_ipv4;
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
@@ -63,6 +78,22 @@ struct darwin_ifconfig {
  * are kept in *ifc).
  */
 int darwin_parse_ifconfig(const char *text, struct darwin_ifconfig *ifc, char *err,
+    size_t errlen);
+
+/* `ifconfig -a`: every interface, in the order printed. */
+struct darwin_iflist {
+	int n;
+	struct darwin_ifconfig ifc[DARWIN_IFLIST_MAX];
+};
+
+/*
+ * Fills *l, each interface as darwin_parse_ifconfig() reads one; an
+ * interface whose header line does not read ("IF: flags=") is skipped with
+ * its lines.  -1 when no interface reads, or when there are more than
+ * DARWIN_IFLIST_MAX interfaces or one lists more addresses or members than
+ * the report holds (all that fits is kept in *l).
+ */
+int darwin_parse_ifconfig_all(const char *text, struct darwin_iflist *l, char *err,
     size_t errlen);
 
 /* `rdma_ctl status`: exactly "enabled" or "disabled". */

@@ -73,7 +73,7 @@ darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err, siz
 {
 	char line[DP_LINE_MAX], port[DP_LINE_MAX] = "";
 	const char *p = text, *v, *rec;
-	int seen = 0, extra = 0;
+	int seen = 0, extra = 0, extra_other = 0;
 
 	memset(hp, 0, sizeof(*hp));
 	while (dp_next_line(&p, line, sizeof(line))) {
@@ -98,6 +98,12 @@ darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err, siz
 			report_strset(hp->tb[hp->n].receptacle, sizeof(hp->tb[0].receptacle), rec);
 			report_strset(hp->tb[hp->n].device, sizeof(hp->tb[0].device), v);
 			hp->n++;
+		} else if (hp->n_other == DARWIN_HWPORTS_MAX) {
+			extra_other++;
+		} else {
+			report_strset(hp->other[hp->n_other].port, DARWIN_PORTNAME_MAX, port);
+			report_strset(hp->other[hp->n_other].device, DARWIN_IFNAME_MAX, v);
+			hp->n_other++;
 		}
 		port[0] = '\0';
 	}
@@ -108,6 +114,11 @@ darwin_parse_hwports(const char *text, struct darwin_hwports *hp, char *err, siz
 	if (extra > 0) {
 		dp_err(err, errlen, "%d Thunderbolt ports, more than the %d a report holds",
 		    hp->n + extra, REPORT_PORTS_MAX);
+		return -1;
+	}
+	if (extra_other > 0) {
+		dp_err(err, errlen, "%d hardware ports besides Thunderbolt, more than %d",
+		    hp->n_other + extra_other, DARWIN_HWPORTS_MAX);
 		return -1;
 	}
 	return 0;
@@ -134,9 +145,13 @@ ifconfig_header(char *line, struct darwin_ifconfig *ifc)
 	if (gt == NULL)
 		return 0;
 	*gt = '\0';
-	for (flag = strtok_r(lt + 1, ",", &save); flag != NULL; flag = strtok_r(NULL, ",", &save))
+	for (flag = strtok_r(lt + 1, ",", &save); flag != NULL;
+	    flag = strtok_r(NULL, ",", &save)) {
 		if (strcmp(flag, "UP") == 0)
 			ifc->up = 1;
+		else if (strcmp(flag, "LOOPBACK") == 0)
+			ifc->loopback = 1;
+	}
 	return 0;
 }
 
@@ -153,6 +168,27 @@ first_word(const char *s, char *buf, size_t n)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	return 0;
+}
+
+/*
+ * "media: autoselect (1000baseT <full-duplex>)": the medium in use, in
+ * parentheses, is a wired Ethernet one, whose names all hold "base"
+ * whatever their case ("100baseTX", "2500Base-T", "10Gbase-T").  Wi-Fi
+ * prints "autoselect" alone, a Thunderbolt port "autoselect <full-duplex>",
+ * an Ethernet port without link "autoselect (none)".
+ */
+static int
+media_wired(const char *v)
+{
+	const char *open = strchr(v, '(');
+	char word[32];
+	size_t i;
+
+	if (open == NULL || first_word(open + 1, word, sizeof(word)) == -1)
+		return 0;
+	for (i = 0; word[i] != '\0'; i++)
+		word[i] = (char)tolower((unsigned char)word[i]);
+	return strstr(word, "base") != NULL;
 }
 
 /* One indented line of an interface; returns 1 when something did not fit. */
@@ -174,6 +210,8 @@ ifconfig_line(const char *l, struct darwin_ifconfig *ifc)
 		if (ifc->n_members == REPORT_MEMBERS_MAX)
 			return 1;
 		report_strset(ifc->members[ifc->n_members++], DARWIN_IFNAME_MAX, word);
+	} else if ((v = darwin_skip_prefix(l, "media:")) != NULL) {
+		ifc->wired = media_wired(v);
 	} else if ((v = darwin_skip_prefix(l, "status:")) != NULL) {
 		if (first_word(v, word, sizeof(word)) == -1)
 			return 0;
@@ -208,6 +246,60 @@ darwin_parse_ifconfig(const char *text, struct darwin_ifconfig *ifc, char *err, 
 	if (overflow) {
 		dp_err(err, errlen, "%s: more addresses or members than the report holds",
 		    ifc->name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * ifconfig -a
+ */
+
+static void
+ifconfig_init(struct darwin_ifconfig *ifc)
+{
+	memset(ifc, 0, sizeof(*ifc));
+	ifc->active = TRI_NULL;
+}
+
+int
+darwin_parse_ifconfig_all(const char *text, struct darwin_iflist *l, char *err,
+    size_t errlen)
+{
+	char line[DP_LINE_MAX], over[DARWIN_IFNAME_MAX] = "";
+	struct darwin_ifconfig *cur = NULL, skip;
+	const char *p = text;
+	int extra = 0;
+
+	memset(l, 0, sizeof(*l));
+	while (dp_next_line(&p, line, sizeof(line))) {
+		if (line[0] == '\0' || isspace((unsigned char)line[0])) {
+			if (cur != NULL && ifconfig_line(dp_trim(line), cur) && over[0] == '\0')
+				report_strset(over, sizeof(over), cur->name);
+			continue;
+		}
+		cur = l->n < DARWIN_IFLIST_MAX ? &l->ifc[l->n] : &skip;
+		ifconfig_init(cur);
+		if (ifconfig_header(line, cur) == -1) {
+			ifconfig_init(cur);
+			cur = NULL;	/* not an interface: its lines are skipped */
+		} else if (cur == &skip) {
+			extra++;
+		} else {
+			l->n++;
+		}
+	}
+	if (l->n == 0) {
+		dp_err(err, errlen, "no line \"IF: flags=\"");
+		return -1;
+	}
+	if (extra > 0) {
+		dp_err(err, errlen, "%d interfaces, more than %d", l->n + extra,
+		    DARWIN_IFLIST_MAX);
+		return -1;
+	}
+	if (over[0] != '\0') {
+		dp_err(err, errlen, "%s: more addresses or members than the report holds", over);
 		return -1;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 /*
  * tbctl node show NODE: the node as the inventory has it, then its latest
  * report section by section (identity, Thunderbolt ports, bridge, RDMA,
- * memory, power, thermal, collection errors).  Unknown values print "-";
+ * the other network interfaces, memory, power, thermal, collection
+ * errors).  Unknown values print "-";
  * a known empty list prints "none".
  */
 #include "ctl.h"
@@ -94,25 +95,31 @@ show_identity(FILE *f, const struct report *r, double now)
 	ctl_kv(f, 2, "Booted", "%s", when(n->boot_time, now, t, sizeof(t)));
 }
 
-/* The IPv4 addresses of a port, comma-separated; "-" unknown, "none". */
+/* n IPv4 addresses, comma-separated; "-" unknown, "none". */
 static char *
-port_ipv4(const struct report_port *p, char *buf, size_t size)
+ipv4_list(int count, const report_ipv4 *ipv4, char *buf, size_t size)
 {
 	size_t off = 0;
 
-	if (p->n_ipv4 < 0)
+	if (count < 0)
 		snprintf(buf, size, "-");
-	else if (p->n_ipv4 == 0)
+	else if (count == 0)
 		snprintf(buf, size, "none");
 	else
 		buf[0] = '\0';
-	for (int i = 0; i < p->n_ipv4 && i < REPORT_IPV4_MAX && off < size; i++) {
-		int n = snprintf(buf + off, size - off, "%s%s", i ? "," : "", p->ipv4[i]);
+	for (int i = 0; i < count && i < REPORT_IPV4_MAX && off < size; i++) {
+		int n = snprintf(buf + off, size - off, "%s%s", i ? "," : "", ipv4[i]);
 		if (n < 0)
 			break;
 		off += (size_t)n;
 	}
 	return buf;
+}
+
+static char *
+port_ipv4(const struct report_port *p, char *buf, size_t size)
+{
+	return ipv4_list(p->n_ipv4, p->ipv4, buf, size);
 }
 
 static char *
@@ -204,6 +211,23 @@ show_rdma(FILE *f, const struct report_rdma *r)
 	return ctl_table_end(t, f, 2);
 }
 
+/* One line per interface besides Thunderbolt: "LAN: en0 (ethernet) 192.0.2.11". */
+static void
+show_network(FILE *f, const struct report_network *nw)
+{
+	char ip[REPORT_IPV4_MAX * 17 + 8];
+
+	fprintf(f, "\nNetwork%s\n", nw->n_interfaces < 0 ? ": -" :
+	    nw->n_interfaces == 0 ? ": none" : "");
+	for (int i = 0; i < nw->n_interfaces && i < REPORT_NETIFS_MAX; i++) {
+		const struct report_netif *n = &nw->interfaces[i];
+		const char *kind = report_netif_kind_str(n->kind);
+
+		ctl_kv(f, 2, "LAN", "%s (%s) %s", ctl_str(n->name), kind != NULL ? kind : "-",
+		    ipv4_list(n->n_ipv4, n->ipv4, ip, sizeof(ip)));
+	}
+}
+
 static void
 show_memory(FILE *f, const struct report_memory *m)
 {
@@ -275,6 +299,7 @@ ctl_show_print(FILE *f, const struct api_node *n, const struct report *r, double
 	show_bridge(f, &r->thunderbolt.bridge);
 	if (show_rdma(f, &r->rdma) == -1)
 		return -1;
+	show_network(f, &r->network);
 	show_memory(f, &r->memory);
 	show_power(f, &r->power, &r->thermal);
 	return show_errors(f, r);

@@ -1,6 +1,6 @@
 /*
  * The report struct: construction, the null state, error recording, the
- * form of agent.listen.
+ * form of agent.listen, the node's LAN address.
  * JSON encoding and decoding live in report_json.c.
  */
 #include "report.h"
@@ -70,6 +70,14 @@ report_rdma_device_init(struct report_rdma_device *d)
 }
 
 void
+report_netif_init(struct report_netif *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->kind = NETIF_KIND_NULL;
+	n->n_ipv4 = -1;
+}
+
+void
 report_init(struct report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -87,6 +95,7 @@ report_init_fields(struct report *r)
 	r->thunderbolt.bridge.n_members = -1;
 	r->rdma.state = RDMA_STATE_UNKNOWN;
 	r->rdma.n_devices = -1;
+	r->network.n_interfaces = -1;
 
 	struct report_memory *m = &r->memory;
 	m->total_bytes = m->free_bytes = m->active_bytes = REPORT_NULL_I64;
@@ -129,6 +138,75 @@ report_add_error(struct report *r, const char *source, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->message, sizeof(e->message), fmt, ap);
 	va_end(ap);
+}
+
+/* 1 for an address a peer on the LAN can reach: not 169.254/16, not 127/8. */
+static int
+lan_usable(const char *ip)
+{
+	struct in_addr a;
+	uint32_t h;
+
+	if (inet_pton(AF_INET, ip, &a) != 1)
+		return 0;
+	h = ntohl(a.s_addr);
+	return (h >> 16) != 0xa9fe && (h >> 24) != 127;
+}
+
+/* The first usable address of the first interface of kind k that has one. */
+static const struct report_netif *
+lan_find(const struct report_network *nw, enum netif_kind k, int *addr)
+{
+	for (int i = 0; i < nw->n_interfaces && i < REPORT_NETIFS_MAX; i++) {
+		const struct report_netif *n = &nw->interfaces[i];
+		if (n->kind != k)
+			continue;
+		for (int j = 0; j < n->n_ipv4 && j < REPORT_IPV4_MAX; j++) {
+			if (lan_usable(n->ipv4[j])) {
+				*addr = j;
+				return n;
+			}
+		}
+	}
+	return NULL;
+}
+
+int
+report_lan_ipv4(const struct report *r, char *ip, size_t iplen, char *iface,
+    size_t ifacelen, const char **kind)
+{
+	const struct report_netif *n;
+	int j = 0;
+
+	report_strset(ip, iplen, "");
+	if (iface != NULL)
+		report_strset(iface, ifacelen, "");
+	if (kind != NULL)
+		*kind = NULL;
+	if ((n = lan_find(&r->network, NETIF_KIND_ETHERNET, &j)) == NULL &&
+	    (n = lan_find(&r->network, NETIF_KIND_WIFI, &j)) == NULL)
+		return -1;
+	report_strset(ip, iplen, n->ipv4[j]);
+	if (iface != NULL)
+		report_strset(iface, ifacelen, n->name);
+	if (kind != NULL)
+		*kind = report_netif_kind_str(n->kind);
+	return 0;
+}
+
+const char *
+report_netif_kind_str(enum netif_kind k)
+{
+	switch (k) {
+	case NETIF_KIND_ETHERNET:
+		return "ethernet";
+	case NETIF_KIND_WIFI:
+		return "wifi";
+	case NETIF_KIND_OTHER:
+		return "other";
+	default:
+		return NULL;
+	}
 }
 
 const char *

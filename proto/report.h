@@ -8,6 +8,8 @@
  *   - int64:    REPORT_NULL_I64;
  *   - double:   NAN (check with isnan());
  *   - tri-state booleans: TRI_NULL;
+ *   - a network interface's kind: NETIF_KIND_NULL (the other enums have
+ *     an "unknown" value, which the schema spells out);
  *   - arrays:   a count of -1 is null, 0 is a known empty array.
  * report_init() sets every field to null.
  */
@@ -24,6 +26,7 @@
 #define REPORT_PORTS_MAX 16       /* Thunderbolt receptacles per node */
 #define REPORT_MEMBERS_MAX 16     /* bridge0 members */
 #define REPORT_DEVICES_MAX 16     /* RDMA devices */
+#define REPORT_NETIFS_MAX 16      /* network.interfaces */
 #define REPORT_ERRORS_MAX 32
 #define REPORT_ERRSRC_MAX 31
 #define REPORT_ERRMSG_MAX 255
@@ -45,6 +48,9 @@ enum tri { TRI_NULL = -1, TRI_FALSE = 0, TRI_TRUE = 1 };
 enum port_status { PORT_STATUS_UNKNOWN = 0, PORT_STATUS_CONNECTED, PORT_STATUS_EMPTY };
 enum rdma_state { RDMA_STATE_UNKNOWN = 0, RDMA_STATE_ENABLED, RDMA_STATE_DISABLED };
 enum rdma_port_state { RDMA_PORT_UNKNOWN = 0, RDMA_PORT_ACTIVE, RDMA_PORT_DOWN };
+/* A network interface's kind; NETIF_KIND_NULL encodes as null. */
+enum netif_kind { NETIF_KIND_NULL = 0, NETIF_KIND_ETHERNET, NETIF_KIND_WIFI,
+	NETIF_KIND_OTHER };
 
 struct report_node {
 	report_str hostname;
@@ -105,6 +111,25 @@ struct report_rdma {
 	struct report_rdma_device devices[REPORT_DEVICES_MAX];
 };
 
+/*
+ * A network interface that is not Thunderbolt (an addition to the schema:
+ * DESIGN.md, "Additions"): where the node's LAN address is, the one every
+ * rank of a job reaches (MLX_JACCL_COORDINATOR), as opposed to a cable's
+ * link-local address.
+ */
+struct report_netif {
+	report_str name;          /* "en0" */
+	enum netif_kind kind;     /* ethernet, wifi, other */
+	report_str port;          /* the hardware port: "Ethernet", "Wi-Fi"; "" null */
+	int n_ipv4;               /* -1: unknown */
+	report_ipv4 ipv4[REPORT_IPV4_MAX];
+};
+
+struct report_network {
+	int n_interfaces;         /* -1: unknown */
+	struct report_netif interfaces[REPORT_NETIFS_MAX];
+};
+
 struct report_memory {
 	int64_t total_bytes;
 	int64_t free_bytes;
@@ -149,6 +174,7 @@ struct report {
 	struct report_node node;
 	struct report_thunderbolt thunderbolt;
 	struct report_rdma rdma;
+	struct report_network network;
 	struct report_memory memory;
 	struct report_power power;
 	struct report_thermal thermal;
@@ -165,6 +191,7 @@ void report_init(struct report *r);
 void report_init_fields(struct report *r);
 void report_port_init(struct report_port *p);
 void report_rdma_device_init(struct report_rdma_device *d);
+void report_netif_init(struct report_netif *n);
 
 /*
  * Record a collection failure.  Both strings are truncated to fit; when the
@@ -194,7 +221,7 @@ int report_decode(const char *json, size_t len, struct report *out, char *err, s
  * report_decode into a report kept from one call to the next (a thread's
  * own, say), with the same result: r must come from report_new,
  * report_init, zeroed memory or the last report_decode_again.  Where
- * report_decode clears all of *out (some 60 KB, most of it arrays), this
+ * report_decode clears all of *out (some 70 KB, most of it arrays), this
  * clears only the array elements the last call filled; after a failure, it
  * clears everything.
  */
@@ -208,9 +235,23 @@ int report_decode_again(const char *json, size_t len, struct report *r, char *er
  */
 int report_listen_valid(const char *s);
 
+/*
+ * The node's LAN address: the first IPv4 address of the first "ethernet"
+ * interface in network.interfaces that has one, else of the first "wifi"
+ * one, skipping link-local (169.254.0.0/16) and loopback (127.0.0.0/8)
+ * addresses.  Returns 0 with the address in ip, the interface's name in
+ * iface and *kind "ethernet" or "wifi" (a static string); -1 when there is
+ * none (network unknown, or no such address), with ip and iface "" and
+ * *kind NULL.  iface and kind may be NULL.
+ */
+int report_lan_ipv4(const struct report *r, char *ip, size_t iplen, char *iface,
+    size_t ifacelen, const char **kind);
+
 /* Enum <-> string, as the schema spells them. */
 const char *report_port_status_str(enum port_status s);
 const char *report_rdma_state_str(enum rdma_state s);
 const char *report_rdma_port_state_str(enum rdma_port_state s);
+/* "ethernet", "wifi", "other"; NULL for NETIF_KIND_NULL (and out of range). */
+const char *report_netif_kind_str(enum netif_kind k);
 
 #endif

@@ -21,8 +21,10 @@
 _Static_assert(sizeof(enum port_status) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum rdma_state) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum rdma_port_state) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum netif_kind) == sizeof(int), "enum size");
 _Static_assert(PORT_STATUS_EMPTY == 2 && RDMA_STATE_DISABLED == 2 &&
-    RDMA_PORT_DOWN == 2, "enum values index the *_names arrays");
+    RDMA_PORT_DOWN == 2 && NETIF_KIND_OTHER == 3,
+    "enum values index the *_names arrays");
 
 enum kind { K_STR, K_I64, K_DBL, K_TRI, K_ENUM };
 
@@ -36,7 +38,8 @@ struct field {
 	size_t off;
 	size_t size;			/* K_STR: buffer size; K_ENUM: names */
 	double lo, hi;			/* K_DBL: accepted range */
-	const char *const *names;	/* K_ENUM: names[value] */
+	const char *const *names;	/* K_ENUM: names[value]; a NULL names[0]
+					   makes value 0 null, not a name */
 };
 
 /* The tables, in report_json.c.  The keys named beside one are handled by hand. */
@@ -47,6 +50,7 @@ extern const struct field report_fields_peer[];
 extern const struct field report_fields_bridge[];    /* followed by "members" */
 extern const struct field report_fields_rdma[];      /* followed by "devices" */
 extern const struct field report_fields_device[];
+extern const struct field report_fields_netif[];     /* followed by "ipv4" */
 extern const struct field report_fields_memory[];
 extern const struct field report_fields_power[];
 extern const struct field report_fields_thermal[];

@@ -39,6 +39,8 @@ static const char *const port_status_names[] = { "unknown", "connected",
 static const char *const rdma_state_names[] = { "unknown", "enabled",
     "disabled" };
 static const char *const rdma_port_names[] = { "unknown", "active", "down" };
+/* NULL: the kind is null, not a name (report_fields.h). */
+static const char *const netif_kind_names[] = { NULL, "ethernet", "wifi", "other" };
 
 const struct field report_fields_top[] = {
 	F_DBL(struct report, collected_at, 0, REPORT_TIME_MAX),
@@ -96,6 +98,14 @@ const struct field report_fields_device[] = {
 	F_STR(struct report_rdma_device, interface),
 	F_ENUM(struct report_rdma_device, port_state, rdma_port_names),
 	F_TRI(struct report_rdma_device, ipv4_gid),
+	F_END,
+};
+
+/* Followed by "ipv4". */
+const struct field report_fields_netif[] = {
+	F_STR(struct report_netif, name),
+	F_ENUM(struct report_netif, kind, netif_kind_names),
+	F_STR(struct report_netif, port),
 	F_END,
 };
 
@@ -166,7 +176,9 @@ make_field(const char *base, const struct field *f)
 	case K_ENUM:
 		memcpy(&v, p, sizeof(v));
 		if (v < 0 || (size_t)v >= f->size)
-			v = 0;	/* out of range: "unknown" */
+			v = 0;	/* out of range: "unknown", or null */
+		if (f->names[v] == NULL)
+			return cJSON_CreateNull();
 		return cJSON_CreateStringReference(f->names[v]);
 	}
 	return NULL;
@@ -289,9 +301,32 @@ enc_rdma(cJSON *root, const struct report_rdma *r)
 	    enc_device);
 }
 
+static int
+enc_netif(cJSON *a, const void *elem, size_t size)
+{
+	const struct report_netif *n = elem;
+	cJSON *o;
+
+	(void)size;
+	if (enc_object(a, NULL, n, report_fields_netif, &o) == -1)
+		return -1;
+	return enc_array(o, "ipv4", ARRAY(n->ipv4), n->n_ipv4, enc_str);
+}
+
+static int
+enc_network(cJSON *root, const struct report_network *nw)
+{
+	cJSON *o;
+
+	if (enc_object(root, "network", NULL, NULL, &o) == -1)
+		return -1;
+	return enc_array(o, "interfaces", ARRAY(nw->interfaces), nw->n_interfaces,
+	    enc_netif);
+}
+
 /*
  * Never fails on content: non-finite doubles encode as null, enum values out
- * of range as "unknown", counts above an array's size as its size, a string
+ * of range as "unknown" (a kind as null), counts above an array's size as its size, a string
  * buffer without a NUL as its whole contents.  The result comes from cJSON's
  * allocator, which is malloc() as long as nobody calls cJSON_InitHooks().
  */
@@ -309,6 +344,7 @@ report_encode(const struct report *r, int pretty)
 	rc |= enc_object(root, "node", &r->node, report_fields_node, NULL);
 	rc |= enc_thunderbolt(root, &r->thunderbolt);
 	rc |= enc_rdma(root, &r->rdma);
+	rc |= enc_network(root, &r->network);
 	rc |= enc_object(root, "memory", &r->memory, report_fields_memory, NULL);
 	rc |= enc_object(root, "power", &r->power, report_fields_power, NULL);
 	rc |= enc_object(root, "thermal", &r->thermal, report_fields_thermal, NULL);

@@ -107,7 +107,7 @@ dec_enum(struct json_dec *d, const cJSON *it, const struct json_path *p,
 	if (!cJSON_IsString(it))
 		return json_dec_fail(d, p, "must be a string or null");
 	for (i = 0; i < f->size; i++) {
-		if (strcmp(it->valuestring, f->names[i]) == 0) {
+		if (f->names[i] != NULL && strcmp(it->valuestring, f->names[i]) == 0) {
 			v = (int)i;
 			memcpy(dst, &v, sizeof(v));
 			return 0;
@@ -115,8 +115,9 @@ dec_enum(struct json_dec *d, const cJSON *it, const struct json_path *p,
 	}
 	list[0] = '\0';
 	for (i = 0; i < f->size && n < sizeof(list); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s\"%s\"",
-		    i > 0 ? ", " : "", f->names[i]);
+		if (f->names[i] != NULL)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s\"%s\"",
+			    n > 0 ? ", " : "", f->names[i]);
 	return json_dec_fail(d, p, "\"%.64s\" is not one of %s", it->valuestring, list);
 }
 
@@ -364,6 +365,41 @@ dec_error_elem(struct json_dec *d, const cJSON *e, const struct json_path *p,
 	return dec_table(d, e, p, dst, report_fields_error);
 }
 
+static int
+dec_netif_elem(struct json_dec *d, const cJSON *e, const struct json_path *p, void *dst,
+    size_t size)
+{
+	static const char *const extra[] = { "ipv4", NULL };
+	struct report_netif *n = dst;
+	struct members m;
+	int nf;
+
+	(void)size;
+	if (!cJSON_IsObject(e))
+		return json_dec_fail(d, p, "must be an object");
+	report_netif_init(n);
+	nf = index_members(e, report_fields_netif, extra, &m);
+	if (dec_fields(d, &m, p, n, report_fields_netif) == -1)
+		return -1;
+	return dec_array(d, m.v[nf], p, "ipv4", ARRAY(n->ipv4), &n->n_ipv4, dec_ipv4_elem);
+}
+
+/* it: the value of "network" (NULL: absent). */
+static int
+dec_network(struct json_dec *d, const cJSON *it, struct report_network *nw)
+{
+	static const char *const keys[] = { "interfaces", NULL };
+	struct json_path p = { NULL, "network", 0 };
+	const cJSON *o;
+	struct members m;
+
+	if (dec_object(d, it, &p, &o) == -1)
+		return -1;
+	index_members(o, NULL, keys, &m);
+	return dec_array(d, m.v[0], &p, "interfaces", ARRAY(nw->interfaces),
+	    &nw->n_interfaces, dec_netif_elem);
+}
+
 /* it: the value of "thunderbolt" (NULL: absent). */
 static int
 dec_thunderbolt(struct json_dec *d, const cJSON *it, struct report_thunderbolt *t)
@@ -410,10 +446,10 @@ dec_rdma(struct json_dec *d, const cJSON *it, struct report_rdma *r)
 }
 
 /* The top level's keys besides report_fields_top's, in the order written. */
-enum { R_SCHEMA, R_NODE, R_THUNDERBOLT, R_RDMA, R_MEMORY, R_POWER, R_THERMAL,
-    R_AGENT, R_ERRORS };
+enum { R_SCHEMA, R_NODE, R_THUNDERBOLT, R_RDMA, R_NETWORK, R_MEMORY, R_POWER,
+    R_THERMAL, R_AGENT, R_ERRORS };
 static const char *const root_keys[] = { "schema", "node", "thunderbolt", "rdma",
-    "memory", "power", "thermal", "agent", "errors", NULL };
+    "network", "memory", "power", "thermal", "agent", "errors", NULL };
 _Static_assert(NELEM(root_keys) == R_ERRORS + 2, "root_keys follows the enum");
 
 /* "agent": its table, then agent.listen must be a HOST:PORT. */
@@ -461,6 +497,7 @@ dec_report(struct json_dec *d, const cJSON *root, struct report *r)
 	    dec_section(d, x[R_NODE], "node", &r->node, report_fields_node) == -1 ||
 	    dec_thunderbolt(d, x[R_THUNDERBOLT], &r->thunderbolt) == -1 ||
 	    dec_rdma(d, x[R_RDMA], &r->rdma) == -1 ||
+	    dec_network(d, x[R_NETWORK], &r->network) == -1 ||
 	    dec_section(d, x[R_MEMORY], "memory", &r->memory, report_fields_memory) == -1 ||
 	    dec_section(d, x[R_POWER], "power", &r->power, report_fields_power) == -1 ||
 	    dec_section(d, x[R_THERMAL], "thermal", &r->thermal,
@@ -493,6 +530,7 @@ reinit(struct report *r)
 	size_t np = used(r->thunderbolt.n_ports, REPORT_PORTS_MAX);
 	size_t nm = used(r->thunderbolt.bridge.n_members, REPORT_MEMBERS_MAX);
 	size_t nd = used(r->rdma.n_devices, REPORT_DEVICES_MAX);
+	size_t ni = used(r->network.n_interfaces, REPORT_NETIFS_MAX);
 	size_t ne = used(r->n_errors, REPORT_ERRORS_MAX);
 
 	ZERO_SPAN(r, 0, offsetof(struct report, thunderbolt.ports));
@@ -503,7 +541,10 @@ reinit(struct report *r)
 	ZERO_SPAN(r, END_OF(struct report, thunderbolt.bridge.members),
 	    offsetof(struct report, rdma.devices));
 	memset(r->rdma.devices, 0, nd * sizeof(r->rdma.devices[0]));
-	ZERO_SPAN(r, END_OF(struct report, rdma.devices), offsetof(struct report, errors));
+	ZERO_SPAN(r, END_OF(struct report, rdma.devices),
+	    offsetof(struct report, network.interfaces));
+	memset(r->network.interfaces, 0, ni * sizeof(r->network.interfaces[0]));
+	ZERO_SPAN(r, END_OF(struct report, network.interfaces), offsetof(struct report, errors));
 	memset(r->errors, 0, ne * sizeof(r->errors[0]));
 	ZERO_SPAN(r, END_OF(struct report, errors), sizeof(*r));
 	report_init_fields(r);

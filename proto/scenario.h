@@ -12,7 +12,7 @@
  *    "description": "...",              optional, at most 1023 characters
  *    "cluster": "studio4",              required; [A-Za-z0-9._-], at most 63
  *    "defaults": {...},                 optional: any node key but name,
- *                                       serial and hardware_uuid
+ *                                       serial, hardware_uuid and lan
  *    "nodes": [{                        1 to 32 nodes
  *      "name": "mac1",                  required; [A-Za-z0-9._-], unique
  *      "model": "Mac15,14",             required (in the node or defaults)
@@ -32,7 +32,18 @@
  *      "power_watts": 120,              mean system power, > 0
  *      "boot_time": 1764547200,         unix seconds (default: derived)
  *      "serial": "H7XQ0000PF",          default: derived
- *      "hardware_uuid": "4C1D...5E6F"   uppercase; default: derived
+ *      "hardware_uuid": "4C1D...5E6F",  uppercase; default: derived
+ *      "lan": {                         its network interfaces besides
+ *                                       Thunderbolt (network.interfaces),
+ *                                       one object or a list of at most 16;
+ *                                       absent: unknown (null); []: none
+ *        "interface": "en0",            required; not a Thunderbolt one
+ *        "kind": "ethernet",            "ethernet" (default), "wifi", "other"
+ *        "port": "Ethernet",            hardware port; default "Ethernet"
+ *                                       for ethernet, "Wi-Fi" for wifi,
+ *                                       none (null) for other
+ *        "ipv4": "192.0.2.11"           one address or a list of at most 8
+ *      }                                (default: none)
  *    }],
  *    "cables": [{                       optional
  *      "a": "mac1:2", "b": "mac2:3",    required: "node:receptacle"
@@ -57,6 +68,9 @@
  * affects only the end it names (list both ends for a link down on both
  * sides); addresses may be given to an empty port (a static address).
  * Duplicate serials or hardware UUIDs are accepted: a test may want them.
+ * The "lan" addresses are only reported: nothing connects to them, so the
+ * scenarios here take them from the documentation ranges of RFC 5737
+ * (192.0.2.0/24), which no real host has.
  *
  * Derived values (the same file always gives the same values):
  *   - the domain UUID of (node, r): a hash of "<cluster>/<node>/<r>",
@@ -105,6 +119,15 @@ struct scenario_port {
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
 };
 
+/* One "lan" entry. */
+struct scenario_lan {
+	char interface[SCENARIO_IFNAME_MAX + 1];  /* "en0" */
+	enum netif_kind kind;
+	char port[SCENARIO_STR_MAX + 1];  /* "Ethernet"; "" none */
+	int n_ipv4;
+	report_ipv4 ipv4[REPORT_IPV4_MAX];
+};
+
 struct scenario_node {
 	char name[SCENARIO_NAME_MAX + 1];
 	char model[SCENARIO_STR_MAX + 1];
@@ -125,6 +148,8 @@ struct scenario_node {
 	int unreachable;                  /* 0/1 */
 	int receptacles;
 	struct scenario_port ports[SCENARIO_RECEPTACLES_MAX];   /* [r - 1] */
+	int n_lan;                        /* -1: no "lan" (network unknown) */
+	struct scenario_lan lan[REPORT_NETIFS_MAX];
 };
 
 struct scenario_cable {

@@ -11,6 +11,7 @@
 #   sysctl vm.swapusage                          -> sysctl_vm.swapusage
 #   networksetup -listallhardwareports           -> networksetup
 #   ifconfig en3                                 -> ifconfig_en3
+#   ifconfig -a                                  -> ifconfig
 #   rdma_ctl status                              -> rdma_ctl_status
 #   ibv_devinfo -v                               -> ibv_devinfo
 #   memory_pressure -Q                           -> memory_pressure

@@ -9,10 +9,12 @@
 #   169.254.205.255, rdma_en2 PORT_ACTIVE with its IPv4 GID), a USB4 drive on
 #   receptacle 4; RDMA enabled, six rdma_enN devices, the others PORT_DOWN;
 #   Thunderbolt Bridge present but inactive, no members; 512 GB; macOS 26.2
-#   (25C56); macmon and powermetrics both answer; hostname mac-studio-1.
+#   (25C56); macmon and powermetrics both answer; hostname mac-studio-1;
+#   LAN: Ethernet en0 192.0.2.11, Wi-Fi en1 192.0.2.111, a VPN utun4
+#   198.51.100.7 (`ifconfig -a`).
 # macbook: the M5 Max MacBook Pro at the other end (receptacle 1 on en1),
 #   RDMA enabled, its ports PORT_DOWN (the Studio's capture shows no RDMA
-#   service); 128 GB; hostname macbook-pro-1.
+#   service); 128 GB; hostname macbook-pro-1; LAN: Wi-Fi en0 192.0.2.12.
 #
 # Generated rather than captured (in the real formats): the ifconfig output
 # of idle ports and of the inactive bridge, ibv_devinfo for the idle ports,
@@ -62,6 +64,7 @@ studio() {
 	put system_profiler_SPThunderboltDataType system_profiler-thunderbolt-studio.json
 	put system_profiler_SPHardwareDataType system_profiler-hardware-studio.json
 	put networksetup networksetup-listallhardwareports-studio.txt
+	put ifconfig ifconfig-a-studio.txt
 	sed 's/en3/en2/g' "$fx/ifconfig-en3-linklocal.txt" >"$dir/ifconfig_en2.out"
 	idle_ifconfig en3 85 >"$dir/ifconfig_en3.out"
 	idle_ifconfig en4 86 >"$dir/ifconfig_en4.out"
@@ -95,6 +98,7 @@ macbook() {
 }
 JSON
 	put networksetup networksetup-listallhardwareports-macbook.txt
+	put ifconfig ifconfig-a-macbook.txt
 	sed -e 's/en3/en1/g' -e 's/169\.254\.205\.255/169.254.77.12/' \
 	    "$fx/ifconfig-en3-linklocal.txt" >"$dir/ifconfig_en1.out"
 	idle_ifconfig en6 96 >"$dir/ifconfig_en6.out"

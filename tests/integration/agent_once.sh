@@ -14,6 +14,10 @@ check_jq "sim report names the node" "$TMP/sim.json" '.node.hostname == "mac1"'
 check_jq "sim node has 3 connected ports at 80 Gb/s" "$TMP/sim.json" \
 	'[.thunderbolt.ports[] | select(.status == "connected" and .speed_gbps == 80)] | length == 3'
 check_jq "sim report has no errors" "$TMP/sim.json" '.errors == []'
+check_jq "sim node reports the scenario's LAN interface" "$TMP/sim.json" \
+	'.network.interfaces == [{"name": "en0", "kind": "ethernet", "port": "Ethernet", "ipv4": ["192.0.2.11"]}]'
+"$A" --once --backend sim --scenario "$SC/degraded-40g.json" --node mac1 >"$TMP/simnolan.json"
+check_jq "a scenario node without lan: network unknown" "$TMP/simnolan.json" '.network.interfaces == null'
 "$A" --once --backend sim --scenario "$SC/mesh4-studio.json" --node mac1 --name renamed >"$TMP/sim2.json"
 check_jq "--name overrides the hostname" "$TMP/sim2.json" '.node.hostname == "renamed"'
 
@@ -54,6 +58,18 @@ check_jq "darwin: RDMA enabled, six devices" "$TMP/darwin.json" \
 	'.rdma.state == "enabled" and (.rdma.devices | length) == 6'
 check_jq "darwin: 512 GB Studio, macOS 26.2 25C56" "$TMP/darwin.json" \
 	'.memory.total_bytes == 549755813888 and .node.os_build == "25C56" and .node.chip == "Apple M3 Ultra"'
+check_jq "darwin: network.interfaces from ifconfig -a: Ethernet, Wi-Fi, a VPN; no Thunderbolt" "$TMP/darwin.json" \
+	'[.network.interfaces[] | [.name, .kind, .port, .ipv4]] == [["en0", "ethernet", "Ethernet", ["192.0.2.11"]], ["en1", "wifi", "Wi-Fi", ["192.0.2.111"]], ["utun4", "other", null, ["198.51.100.7"]]]'
+mkdir -p "$TMP/mb"
+bash "$TOP/tests/fakemac/mkstate.sh" "$TMP/mb" macbook
+PATH=$(fakemac_path) FAKEMAC_DIR=$TMP/mb "$A" --once --backend darwin --command-timeout 2 >"$TMP/macbook.json"
+check_jq "darwin MacBook: no errors, its LAN is Wi-Fi en0" "$TMP/macbook.json" \
+	'.errors == [] and .network.interfaces == [{"name": "en0", "kind": "wifi", "port": "Wi-Fi", "ipv4": ["192.0.2.12"]}]'
+mv "$TMP/mac/networksetup.out" "$TMP/mac/networksetup.out.away"
+PATH=$(fakemac_path) FAKEMAC_DIR=$TMP/mac "$A" --once --backend darwin --command-timeout 2 >"$TMP/nons.json"
+check_jq "darwin without networksetup: network unknown, one error" "$TMP/nons.json" \
+	'.network.interfaces == null and ([.errors[].source] == ["networksetup"])'
+mv "$TMP/mac/networksetup.out.away" "$TMP/mac/networksetup.out"
 
 # darwin faults: a hung system_profiler is killed at the timeout, the rest collected
 touch "$TMP/mac/system_profiler_SPThunderboltDataType.hang"

@@ -24,6 +24,10 @@ check_eq "the table has four rows" 4 "$(grep -c '^mac[1-4] ' "$TMP/nodes.txt")"
 "$CTL" node show mac1 --json >"$TMP/mac1.json"
 check_jq "node show has the report's ports" "$TMP/mac1.json" '(.report.thunderbolt.ports | length) == 6'
 check "node show prints the ports for people" sh -c "$CTL node show mac1 | grep -qi 'receptacle\|port'"
+check_jq "node show has the report's LAN interface" "$TMP/mac1.json" \
+	'.report.network.interfaces == [{"name": "en0", "kind": "ethernet", "port": "Ethernet", "ipv4": ["192.0.2.11"]}]'
+check "node show prints the LAN interface for people" sh -c \
+	"$CTL node show mac1 | grep -Eq '^  LAN: +en0 \(ethernet\) 192\.0\.2\.11\$'"
 check "the agent kept its node token 0600" test "$(stat -c %a "$TMP/state-mac1/node-token")" = 600
 
 # one-time and expiring bootstrap tokens

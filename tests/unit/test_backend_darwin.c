@@ -254,6 +254,28 @@ assert_macmon_power(const struct report *r)
 	assert_dbl(r->thermal.gpu_celsius, 36.95167);
 }
 
+static void
+assert_netif(const struct report_netif *n, const char *name, enum netif_kind kind,
+    const char *port, const char *ip)
+{
+	assert_string_equal(n->name, name);
+	assert_int_equal(n->kind, kind);
+	assert_string_equal(n->port, port);
+	assert_int_equal(n->n_ipv4, 1);
+	assert_string_equal(n->ipv4[0], ip);
+}
+
+/* `ifconfig -a` joined with networksetup: Ethernet, Wi-Fi, a VPN; no Thunderbolt. */
+static void
+assert_studio_network(const struct report *r)
+{
+	assert_int_equal(r->network.n_interfaces, 3);
+	assert_netif(&r->network.interfaces[0], "en0", NETIF_KIND_ETHERNET, "Ethernet",
+	    "192.0.2.11");
+	assert_netif(&r->network.interfaces[1], "en1", NETIF_KIND_WIFI, "Wi-Fi", "192.0.2.111");
+	assert_netif(&r->network.interfaces[2], "utun4", NETIF_KIND_OTHER, "", "198.51.100.7");
+}
+
 /* What the log says was run. */
 static int
 was_run(struct fake *f, const char *line)
@@ -292,8 +314,10 @@ test_full_studio(void **state)
 	assert_studio_rdma(&f->r);
 	assert_studio_memory(&f->r);
 	assert_macmon_power(&f->r);
+	assert_studio_network(&f->r);
 	assert_true(was_run(f, "system_profiler SPThunderboltDataType -json"));
 	assert_true(was_run(f, "ifconfig en7"));
+	assert_true(was_run(f, "ifconfig -a"));
 	assert_true(was_run(f, "ibv_devinfo -v"));
 	assert_false(was_run(f, "powermetrics --samplers cpu_power,gpu_power -i 1000 -n 1"));
 }
@@ -327,6 +351,46 @@ test_full_macbook(void **state)
 	assert_int_equal(f->r.rdma.n_devices, 3);
 	assert_string_equal(f->r.rdma.devices[0].interface, "en1");
 	assert_int_equal(f->r.rdma.devices[0].port_state, RDMA_PORT_DOWN);
+	assert_int_equal(f->r.network.n_interfaces, 1);
+	assert_netif(&f->r.network.interfaces[0], "en0", NETIF_KIND_WIFI, "Wi-Fi", "192.0.2.12");
+}
+
+/* Without networksetup, which interfaces are Thunderbolt is unknown: no ifconfig -a. */
+static void
+test_network_without_networksetup(void **state)
+{
+	struct fake *f = *state;
+	char log[PATH_MAX + 16];
+
+	snprintf(log, sizeof(log), "%s/calls.log", f->dir);
+	setenv("FAKEMAC_LOG", log, 1);
+	put(f, "networksetup.out", NULL);
+	collect(f);
+	assert_one_error(&f->r, "networksetup", "-listallhardwareports: exited 127");
+	assert_int_equal(f->r.network.n_interfaces, -1);
+	assert_false(was_run(f, "ifconfig -a"));
+	assert_studio_rdma(&f->r);
+	assert_studio_memory(&f->r);
+}
+
+/* ifconfig -a missing, then printing garbage: network null, the rest collected. */
+static void
+test_network_ifconfig_fails(void **state)
+{
+	struct fake *f = *state;
+
+	put(f, "ifconfig.out", NULL);
+	collect(f);
+	assert_one_error(&f->r, "ifconfig", "-a: exited 127");
+	assert_int_equal(f->r.network.n_interfaces, -1);
+	assert_studio_thunderbolt(&f->r);
+	assert_studio_rdma(&f->r);
+
+	put(f, "ifconfig.out", "ifconfig: ioctl (SIOCGIFCONF): Invalid argument\n");
+	collect(f);
+	assert_one_error(&f->r, "ifconfig", "-a: no line \"IF: flags=\"");
+	assert_int_equal(f->r.network.n_interfaces, -1);
+	assert_studio_thunderbolt(&f->r);
 }
 
 static void
@@ -546,6 +610,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bridge_absent_rdma_disabled, setup_studio,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_port_without_ifconfig, setup_studio,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_network_without_networksetup, setup_studio,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_network_ifconfig_fails, setup_studio,
 		    teardown),
 	};
 	const char *t = getenv("TBMESH_TOP");

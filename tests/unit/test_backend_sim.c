@@ -257,6 +257,65 @@ test_mesh4_node_report(void **state)
 	cluster_free(c);
 }
 
+/* "lan" -> network.interfaces; without it, null. */
+static void
+test_network(void **state)
+{
+	(void)state;
+	struct cluster *c = cluster_collect("mesh4-studio.json");
+	char path[] = "/tmp/tbmesh-sim-XXXXXX", ip[16], iface[16], want[32];
+	const char *kind;
+	const char *text = "{\"cluster\": \"c\", \"defaults\": {\"model\": \"Mac15,14\", "
+	    "\"chip\": \"Apple M3 Ultra\", \"os_version\": \"26.2\", \"os_build\": \"25C56\", "
+	    "\"memory_gb\": 512}, \"nodes\": [{\"name\": \"mac1\", \"lan\": ["
+	    "{\"interface\": \"utun4\", \"kind\": \"other\", \"ipv4\": \"198.51.100.7\"}, "
+	    "{\"interface\": \"en1\", \"kind\": \"wifi\", \"ipv4\": [\"169.254.1.1\", "
+	    "\"192.0.2.111\"]}, {\"interface\": \"en0\", \"ipv4\": []}]}, "
+	    "{\"name\": \"mac2\", \"lan\": []}, {\"name\": \"mac3\"}]}";
+	struct report r;
+	int fd;
+
+	for (int i = 0; i < c->n; i++) {
+		const struct report_network *nw = &c->r[i].network;
+		snprintf(want, sizeof(want), "192.0.2.%d", 11 + i);
+		assert_int_equal(nw->n_interfaces, 1);
+		assert_string_equal(nw->interfaces[0].name, "en0");
+		assert_int_equal(nw->interfaces[0].kind, NETIF_KIND_ETHERNET);
+		assert_string_equal(nw->interfaces[0].port, "Ethernet");
+		assert_int_equal(nw->interfaces[0].n_ipv4, 1);
+		assert_string_equal(nw->interfaces[0].ipv4[0], want);
+		assert_int_equal(report_lan_ipv4(&c->r[i], ip, sizeof(ip), iface, sizeof(iface),
+		    &kind), 0);
+		assert_string_equal(ip, want);
+	}
+	cluster_free(c);
+	assert_int_equal(collect("degraded-40g.json", "mac1", NOW, &r), 0);
+	assert_int_equal(r.network.n_interfaces, -1);
+
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(collect(path, "mac1", NOW, &r), 0);
+	assert_int_equal(r.n_errors, 0);
+	assert_int_equal(r.network.n_interfaces, 3);
+	assert_string_equal(r.network.interfaces[0].name, "utun4");
+	assert_int_equal(r.network.interfaces[0].kind, NETIF_KIND_OTHER);
+	assert_string_equal(r.network.interfaces[0].port, "");
+	assert_int_equal(r.network.interfaces[1].kind, NETIF_KIND_WIFI);
+	assert_string_equal(r.network.interfaces[1].port, "Wi-Fi");
+	assert_int_equal(r.network.interfaces[1].n_ipv4, 2);
+	assert_int_equal(r.network.interfaces[2].n_ipv4, 0);
+	/* Ethernet has no address: Wi-Fi's first one that is not link-local */
+	assert_int_equal(report_lan_ipv4(&r, ip, sizeof(ip), iface, sizeof(iface), &kind), 0);
+	assert_string_equal(ip, "192.0.2.111");
+	assert_string_equal(iface, "en1");
+	assert_int_equal(collect(path, "mac2", NOW, &r), 0);
+	assert_int_equal(r.network.n_interfaces, 0);
+	assert_int_equal(collect(path, "mac3", NOW, &r), 0);
+	assert_int_equal(r.network.n_interfaces, -1);
+	unlink(path);
+}
+
 static void
 test_memory_and_power(void **state)
 {
@@ -496,6 +555,7 @@ test_missing_file_still_reports(void **state)
 	assert_string_equal(r.errors[0].message, "/nonexistent/x.json: No such file or directory");
 	assert_int_equal(r.thunderbolt.n_ports, -1);
 	assert_int_equal(r.rdma.state, RDMA_STATE_UNKNOWN);
+	assert_int_equal(r.network.n_interfaces, -1);
 	assert_true(r.memory.total_bytes == REPORT_NULL_I64);
 }
 
@@ -568,6 +628,7 @@ main(void)
 		cmocka_unit_test(test_mesh4_both_ends_agree),
 		cmocka_unit_test(test_mesh7_both_ends_agree),
 		cmocka_unit_test(test_mesh4_node_report),
+		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_memory_and_power),
 		cmocka_unit_test(test_same_time_same_report),
 		cmocka_unit_test(test_degraded_40g),

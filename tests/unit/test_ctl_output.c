@@ -465,6 +465,20 @@ fill_report(struct report *r)
 	r->memory.total_bytes = 512 * GIB;
 	r->memory.gpu_wired_limit_bytes = 0;
 	r->thermal.cpu_celsius = 45.25;
+	r->network.n_interfaces = 3;
+	for (int i = 0; i < 3; i++)
+		report_netif_init(&r->network.interfaces[i]);
+	REPORT_SET(r->network.interfaces[0].name, "en0");
+	r->network.interfaces[0].kind = NETIF_KIND_ETHERNET;
+	r->network.interfaces[0].n_ipv4 = 1;
+	REPORT_SET(r->network.interfaces[0].ipv4[0], "192.0.2.11");
+	REPORT_SET(r->network.interfaces[1].name, "en1");
+	r->network.interfaces[1].kind = NETIF_KIND_WIFI;
+	r->network.interfaces[1].n_ipv4 = 2;
+	REPORT_SET(r->network.interfaces[1].ipv4[0], "192.0.2.111");
+	REPORT_SET(r->network.interfaces[1].ipv4[1], "169.254.7.7");
+	REPORT_SET(r->network.interfaces[2].name, "utun4");
+	r->network.interfaces[2].n_ipv4 = 0;
 	report_add_error(r, "rdma_ctl", "timed out after 5 s");
 }
 
@@ -491,13 +505,45 @@ test_show_with_report(void **state)
 	    "-           -\n"));
 	assert_non_null(strstr(out, "  Collected:        2025-11-22T03:39:58Z (3s ago)\n"));
 	assert_non_null(strstr(out, "  Members:          -\n"));
-	assert_non_null(strstr(out, "  rdma_en2  en2        active  yes\n"));
+	assert_non_null(strstr(out, "  rdma_en2  en2        active  yes\n"
+	    "\nNetwork\n"
+	    "  LAN:              en0 (ethernet) 192.0.2.11\n"
+	    "  LAN:              en1 (wifi) 192.0.2.111,169.254.7.7\n"
+	    "  LAN:              utun4 (-) none\n"
+	    "\nMemory\n"));
 	assert_non_null(strstr(out, "  Total:            512G\n"));
 	assert_non_null(strstr(out, "  GPU wired limit:  system default\n"));
 	assert_non_null(strstr(out, "  CPU:              45.2 C\n"));
 	assert_non_null(strstr(out, "  rdma_ctl  timed out after 5 s\n"));
 	assert_null(strstr(out, "Manual step"));
 	assert_no_trailing_space(out);
+	free(out);
+	free(r);
+}
+
+/* network.interfaces unknown, then known empty. */
+static void
+test_show_network_none(void **state)
+{
+	(void)state;
+	struct api_node n;
+	struct report *r = report_new();
+	struct capture c;
+	char *out;
+
+	node_init(&n, "mac3");
+	r->collected_at = NOW - 3;
+	cap_open(&c);
+	assert_int_equal(ctl_show_print(c.f, &n, r, NOW), 0);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "\nNetwork: -\n\nMemory\n"));
+	free(out);
+	r->network.n_interfaces = 0;
+	cap_open(&c);
+	assert_int_equal(ctl_show_print(c.f, &n, r, NOW), 0);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "\nNetwork: none\n\nMemory\n"));
+	assert_null(strstr(out, "LAN:"));
 	free(out);
 	free(r);
 }
@@ -546,6 +592,7 @@ main(void)
 		cmocka_unit_test(test_events_and_clusters_print),
 		cmocka_unit_test(test_show_without_report),
 		cmocka_unit_test(test_show_with_report),
+		cmocka_unit_test(test_show_network_none),
 		cmocka_unit_test(test_show_rdma_manual_step),
 	};
 

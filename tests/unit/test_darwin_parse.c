@@ -99,6 +99,10 @@ test_hwports(void **state)
 	assert_string_equal(hp.tb[2].device, "en2");
 	assert_string_equal(hp.bridge, "bridge0");
 
+	assert_int_equal(hp.n_other, 1);
+	assert_string_equal(hp.other[0].port, "Wi-Fi");
+	assert_string_equal(hp.other[0].device, "en0");
+
 	assert_int_equal(darwin_parse_hwports(st, &hp, err, sizeof(err)), 0);
 	assert_int_equal(hp.n, 6);
 	assert_string_equal(hp.tb[1].receptacle, "2");
@@ -106,6 +110,24 @@ test_hwports(void **state)
 	assert_string_equal(hp.tb[5].receptacle, "6");
 	assert_string_equal(hp.tb[5].device, "en7");
 	assert_string_equal(hp.bridge, "bridge0");
+	assert_int_equal(hp.n_other, 2);
+	assert_string_equal(hp.other[0].port, "Ethernet");
+	assert_string_equal(hp.other[0].device, "en0");
+	assert_string_equal(hp.other[1].port, "Wi-Fi");
+	assert_string_equal(hp.other[1].device, "en1");
+
+	/* the real capture: a MacBook Pro's "Ethernet Adapter (en3)" is listed first */
+	free(st);
+	st = fixture("networksetup-listallhardwareports-osaurus.txt");
+	assert_int_equal(darwin_parse_hwports(st, &hp, err, sizeof(err)), 0);
+	assert_int_equal(hp.n, 3);
+	assert_string_equal(hp.tb[1].device, "en6");
+	assert_string_equal(hp.bridge, "bridge0");
+	assert_int_equal(hp.n_other, 2);
+	assert_string_equal(hp.other[0].port, "Ethernet Adapter (en3)");
+	assert_string_equal(hp.other[0].device, "en3");
+	assert_string_equal(hp.other[1].port, "Wi-Fi");
+	assert_string_equal(hp.other[1].device, "en0");
 
 	/* Cut anywhere: never a wrong pair. */
 	for (size_t n = 0; n < strlen(mb); n++) {
@@ -143,6 +165,19 @@ test_hwports_bad(void **state)
 	assert_string_equal(hp.tb[0].receptacle, "2");
 	assert_string_equal(hp.tb[0].device, "en5");
 	assert_string_equal(hp.bridge, "");
+	assert_int_equal(hp.n_other, 2);	/* "Thunderbolt X" is no receptacle */
+	assert_string_equal(hp.other[0].port, "Thunderbolt X");
+	assert_string_equal(hp.other[1].device, "en0");
+
+	n = 0;
+	for (int i = 1; i <= 40; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n,
+		    "Hardware Port: USB LAN %d\nDevice: en%d\n\n", i, i + 1);
+	assert_int_equal(darwin_parse_hwports(big, &hp, err, sizeof(err)), -1);
+	assert_string_equal(err, "40 hardware ports besides Thunderbolt, more than 32");
+	assert_int_equal(hp.n_other, DARWIN_HWPORTS_MAX);
+	assert_string_equal(hp.other[31].device, "en33");
+	n = 0;
 
 	for (int i = 1; i <= 20; i++)
 		n += (size_t)snprintf(big + n, sizeof(big) - n,
@@ -244,6 +279,111 @@ test_ifconfig_bad(void **state)
 	assert_int_equal(ifc.n_ipv4, REPORT_IPV4_MAX);
 	assert_string_equal(ifc.ipv4[7], "10.0.0.8");
 	assert_int_equal(ifc.active, TRI_NULL);
+}
+
+/* `ifconfig -a` of the fake Mac Studio: every block, in order. */
+static void
+test_ifconfig_all(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "lo0", "gif0", "stf0", "anpi0", "anpi1", "en0",
+		"en1", "en2", "en3", "en4", "en5", "en6", "en7", "ap1", "awdl0", "llw0", "bridge0",
+		"utun0", "utun1", "utun2", "utun3", "utun4" };
+	struct darwin_iflist *l = malloc(sizeof(*l)), *c = malloc(sizeof(*c));
+	char err[128];
+	char *text = fixture("ifconfig-a-studio.txt");
+
+	assert_non_null(l);
+	assert_non_null(c);
+	assert_int_equal(darwin_parse_ifconfig_all(text, l, err, sizeof(err)), 0);
+	assert_int_equal(l->n, (int)(sizeof(names) / sizeof(names[0])));
+	for (int i = 0; i < l->n; i++) {
+		const struct darwin_ifconfig *ifc = &l->ifc[i];
+		const char *ip = ifc->n_ipv4 > 0 ? ifc->ipv4[0] : "";
+		assert_string_equal(ifc->name, names[i]);
+		assert_int_equal(ifc->loopback, i == 0);
+		assert_int_equal(ifc->wired, i == 5);		/* en0: 10Gbase-T */
+		assert_int_equal(ifc->n_ipv4, i == 0 || i == 5 || i == 6 || i == 7 || i == 21);
+		assert_string_equal(ip, i == 0 ? "127.0.0.1" : i == 5 ? "192.0.2.11" :
+		    i == 6 ? "192.0.2.111" : i == 7 ? "169.254.205.255" :
+		    i == 21 ? "198.51.100.7" : "");
+	}
+	assert_int_equal(l->ifc[1].active, TRI_NULL);	/* gif0: a header only */
+	assert_int_equal(l->ifc[7].active, TRI_TRUE);
+	assert_int_equal(l->ifc[8].active, TRI_FALSE);
+	assert_int_equal(l->ifc[16].n_members, 0);
+
+	/* Cut anywhere: what is read is what the whole text says, never less of a line. */
+	for (size_t n = 0; n < strlen(text); n++) {
+		char *cut = prefix(text, n);
+		if (darwin_parse_ifconfig_all(cut, c, err, sizeof(err)) == 0) {
+			for (int i = 0; i < c->n; i++) {
+				assert_string_equal(c->ifc[i].name, l->ifc[i].name);
+				assert_true(c->ifc[i].n_ipv4 <= l->ifc[i].n_ipv4);
+				if (c->ifc[i].n_ipv4 > 0)
+					assert_string_equal(c->ifc[i].ipv4[0], l->ifc[i].ipv4[0]);
+				assert_true(c->ifc[i].wired <= l->ifc[i].wired);
+			}
+		} else {
+			assert_int_equal(c->n, 0);
+		}
+		free(cut);
+	}
+	free(text);
+	free(l);
+	free(c);
+}
+
+static void
+test_ifconfig_all_bad(void **state)
+{
+	(void)state;
+	struct darwin_iflist *l = malloc(sizeof(*l));
+	char err[128], *big = malloc(8192);
+	size_t n = 0;
+	const char *odd = "ifconfig: ioctl (SIOCGIFXMEDIA): Operation not supported\n"
+	    "\tinet 10.0.0.1 netmask 0xff000000\n"
+	    "EN0: flags=8863<UP> mtu 1500\n"
+	    "\tinet 10.0.0.2 netmask 0xff000000\n"
+	    "en1: flags=8863<UP,BROADCAST> mtu 1500\n"
+	    "\tinet 10.0.0.3 netmask 0xff000000\n"
+	    "\tmedia: autoselect (none)\n"
+	    "en8: flags=8863<UP> mtu 1500\n"
+	    "\tmedia: autoselect (2500Base-T <full-duplex>)\n";
+
+	assert_non_null(l);
+	assert_non_null(big);
+	for (size_t i = 0; i < NGARBAGE; i++) {
+		assert_int_equal(darwin_parse_ifconfig_all(garbage[i], l, err, sizeof(err)), -1);
+		assert_int_equal(l->n, 0);
+	}
+	/* Lines under a header that does not read go nowhere. */
+	assert_int_equal(darwin_parse_ifconfig_all(odd, l, err, sizeof(err)), 0);
+	assert_int_equal(l->n, 2);
+	assert_string_equal(l->ifc[0].name, "en1");
+	assert_int_equal(l->ifc[0].n_ipv4, 1);
+	assert_string_equal(l->ifc[0].ipv4[0], "10.0.0.3");
+	assert_int_equal(l->ifc[0].wired, 0);
+	assert_int_equal(l->ifc[1].wired, 1);
+	/* More interfaces than a list holds: the first ones kept. */
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(big + n, 8192 - n, "en%d: flags=8863<UP> mtu 1500\n", i);
+	assert_int_equal(darwin_parse_ifconfig_all(big, l, err, sizeof(err)), -1);
+	assert_string_equal(err, "70 interfaces, more than 64");
+	assert_int_equal(l->n, DARWIN_IFLIST_MAX);
+	assert_string_equal(l->ifc[63].name, "en63");
+	/* Too many addresses on one: it keeps eight, the next interface is read. */
+	n = (size_t)snprintf(big, 8192, "en2: flags=8863<UP> mtu 1500\n");
+	for (int i = 1; i <= 10; i++)
+		n += (size_t)snprintf(big + n, 8192 - n, "\tinet 10.0.0.%d netmask 0\n", i);
+	snprintf(big + n, 8192 - n, "en3: flags=8863<UP> mtu 1500\n\tinet 10.0.1.1 netmask 0\n");
+	assert_int_equal(darwin_parse_ifconfig_all(big, l, err, sizeof(err)), -1);
+	assert_string_equal(err, "en2: more addresses or members than the report holds");
+	assert_int_equal(l->n, 2);
+	assert_int_equal(l->ifc[0].n_ipv4, REPORT_IPV4_MAX);
+	assert_string_equal(l->ifc[1].ipv4[0], "10.0.1.1");
+	free(big);
+	free(l);
 }
 
 static void
@@ -722,6 +862,8 @@ main(void)
 		cmocka_unit_test(test_ifconfig_port),
 		cmocka_unit_test(test_ifconfig_bridge),
 		cmocka_unit_test(test_ifconfig_bad),
+		cmocka_unit_test(test_ifconfig_all),
+		cmocka_unit_test(test_ifconfig_all_bad),
 		cmocka_unit_test(test_rdma_ctl),
 		cmocka_unit_test(test_ibv_devices),
 		cmocka_unit_test(test_ibv_devices_bad),

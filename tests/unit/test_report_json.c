@@ -41,6 +41,31 @@ fill_port(struct report_port *p, const char *rec, const char *ifname,
 	p->peer.rdma_service = rdma;
 }
 
+/* Ethernet with two addresses, Wi-Fi with none, a VPN without kind or port. */
+static void
+fill_network(struct report_network *nw)
+{
+	struct report_netif *n = nw->interfaces;
+
+	nw->n_interfaces = 3;
+	report_netif_init(&n[0]);
+	REPORT_SET(n[0].name, "en0");
+	n[0].kind = NETIF_KIND_ETHERNET;
+	REPORT_SET(n[0].port, "Ethernet");
+	n[0].n_ipv4 = 2;
+	REPORT_SET(n[0].ipv4[0], "192.0.2.11");
+	REPORT_SET(n[0].ipv4[1], "169.254.3.4");
+	report_netif_init(&n[1]);
+	REPORT_SET(n[1].name, "en1");
+	n[1].kind = NETIF_KIND_WIFI;
+	REPORT_SET(n[1].port, "Wi-Fi");
+	n[1].n_ipv4 = 0;
+	report_netif_init(&n[2]);
+	REPORT_SET(n[2].name, "utun4");
+	n[2].n_ipv4 = 1;
+	REPORT_SET(n[2].ipv4[0], "198.51.100.7");
+}
+
 static void
 fill_rest(struct report *r)
 {
@@ -82,6 +107,7 @@ fill_rest(struct report *r)
 	pw->dram_watts = REPORT_WATTS_MAX;
 	r->thermal.cpu_celsius = 45.5;
 	r->thermal.gpu_celsius = -12.75;
+	fill_network(&r->network);
 	REPORT_SET(r->agent.listen, "10.0.0.11:9469");
 	report_add_error(r, "rdma_ctl", "timed out after %d s", 5);
 	report_add_error(r, "macmon", "exited 1: \"quoted\" \\ and\ttab");
@@ -218,6 +244,17 @@ widest_json(void)
 		report_rdma_device_init(&r->rdma.devices[i]);
 		snprintf(r->rdma.devices[i].name, sizeof(r->rdma.devices[i].name), "rdma_en%d", i);
 	}
+	r->network.n_interfaces = REPORT_NETIFS_MAX;
+	for (int i = 0; i < REPORT_NETIFS_MAX; i++) {
+		struct report_netif *n = &r->network.interfaces[i];
+		report_netif_init(n);
+		snprintf(n->name, sizeof(n->name), "en%d", 40 + i);
+		n->kind = NETIF_KIND_ETHERNET;
+		REPORT_SET(n->port, "USB 10/100/1000 LAN");
+		n->n_ipv4 = REPORT_IPV4_MAX;
+		for (int k = 0; k < REPORT_IPV4_MAX; k++)
+			snprintf(n->ipv4[k], sizeof(n->ipv4[k]), "192.0.%d.%d", i, k);
+	}
 	r->n_errors = 0;
 	for (int i = 0; i < REPORT_ERRORS_MAX; i++)
 		report_add_error(r, "test", "error number %d, long enough to fill some bytes", i);
@@ -226,29 +263,44 @@ widest_json(void)
 	return json;
 }
 
+/* A copy of json with the last occurrence of what replaced by with (as long); free() it. */
+static char *
+replace_last(const char *json, const char *what, const char *with)
+{
+	const char *last = strstr(json, what), *at;
+	char *copy;
+
+	assert_non_null(last);
+	assert_int_equal(strlen(what), strlen(with));
+	while ((at = strstr(last + 1, what)) != NULL)
+		last = at;
+	assert_non_null(copy = strdup(json));
+	memcpy(copy + (last - json), with, strlen(with));
+	return copy;
+}
+
 /*
  * report_decode_again gives what report_decode gives, byte for byte, on
  * one report kept across calls whose arrays grow, shrink and fail half
- * filled: each call clears only what the last one filled.
+ * filled: each call clears only what the last one filled.  bad fails at
+ * the end of the ports, bad_net at the end of network.interfaces, each
+ * with everything before it filled.
  */
 static void
 test_decode_again(void **state)
 {
 	struct report *kept = calloc(1, sizeof(*kept)), *fresh = report_new(), *null = report_new();
-	char err[256], *full, *wide = widest_json(), *bad;
+	char err[256], *full, *wide = widest_json(), *bad, *bad_net;
 	const char *small = HDR "}";
 
 	(void)state;
 	assert_non_null(kept);
 	fill_full(fresh);
 	assert_non_null(full = report_encode(fresh, 0));
-	/* the widest, with the last port's speed out of range: fails at its end */
-	char *last = strstr(wide, "\"speed_gbps\":120"), *at;
-	while ((at = strstr(last + 1, "\"speed_gbps\":120")) != NULL)
-		last = at;
-	assert_non_null(bad = strdup(wide));
-	memcpy(bad + (last - wide), "\"speed_gbps\":-12", strlen("\"speed_gbps\":-12"));
-	const char *seq[] = { wide, small, full, bad, small, wide, bad, full, wide, full };
+	bad = replace_last(wide, "\"speed_gbps\":120", "\"speed_gbps\":-12");
+	bad_net = replace_last(wide, "\"kind\":\"ethernet\"", "\"kind\":\"ETHERNET\"");
+	const char *seq[] = { wide, small, full, bad, small, wide, bad, full, wide, full,
+		bad_net, small, wide, bad_net, full, wide, small };
 	int failed = 0;
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
 		int rc = report_decode(seq[i], strlen(seq[i]), fresh, err, sizeof(err));
@@ -257,16 +309,18 @@ test_decode_again(void **state)
 		if (rc == 0) {
 			assert_memory_equal(kept, fresh, sizeof(*kept));
 		} else {
-			assert_ptr_equal(seq[i], bad);
-			assert_non_null(strstr(err, "thunderbolt.ports[15].speed_gbps"));
+			assert_true(seq[i] == bad || seq[i] == bad_net);
+			assert_non_null(strstr(err, seq[i] == bad ? "thunderbolt.ports[15].speed_gbps" :
+			    "network.interfaces[15].kind"));
 			assert_memory_equal(kept, null, sizeof(*kept));
 			failed++;
 		}
 	}
-	assert_int_equal(failed, 2);
+	assert_int_equal(failed, 4);
 	free(full);
 	free(wide);
 	free(bad);
+	free(bad_net);
 	free(kept);
 	free(fresh);
 	free(null);
@@ -313,6 +367,11 @@ test_encode_full_layout(void **state)
 	assert_non_null(strstr(json, "\"rdma\":{\"state\":\"enabled\","
 	    "\"devices\":[{\"name\":\"rdma_en3\",\"interface\":\"en3\","
 	    "\"port_state\":\"active\",\"ipv4_gid\":true},"));
+	assert_non_null(strstr(json, "\"ipv4_gid\":false}]},\"network\":{\"interfaces\":["
+	    "{\"name\":\"en0\",\"kind\":\"ethernet\",\"port\":\"Ethernet\",\"ipv4\":"
+	    "[\"192.0.2.11\",\"169.254.3.4\"]},{\"name\":\"en1\",\"kind\":\"wifi\","
+	    "\"port\":\"Wi-Fi\",\"ipv4\":[]},{\"name\":\"utun4\",\"kind\":null,"
+	    "\"port\":null,\"ipv4\":[\"198.51.100.7\"]}]},\"memory\":{"));
 	assert_non_null(strstr(json, "\"total_bytes\":549755813888,"));
 	assert_non_null(strstr(json, "\"swap_total_bytes\":72057594037927936,"));
 	assert_non_null(strstr(json, "\"free_ratio\":0.30000000000000004,"));
@@ -367,7 +426,8 @@ test_all_null(void **state)
 	    "\"agent_version\":null,\"boot_time\":null},\"thunderbolt\":"
 	    "{\"ports\":null,\"bridge\":{\"exists\":null,\"active\":null,"
 	    "\"members\":null}},\"rdma\":{\"state\":\"unknown\","
-	    "\"devices\":null},\"memory\":{\"total_bytes\":null,"
+	    "\"devices\":null},\"network\":{\"interfaces\":null},"
+	    "\"memory\":{\"total_bytes\":null,"
 	    "\"free_bytes\":null,\"active_bytes\":null,\"inactive_bytes\":null,"
 	    "\"wired_bytes\":null,\"compressed_bytes\":null,"
 	    "\"swap_total_bytes\":null,\"swap_used_bytes\":null,"
@@ -409,6 +469,8 @@ test_decode_design_sample(void **state)
 	    " \"rdma\": {\"state\": \"enabled\", \"devices\": [{\"name\":"
 	    " \"rdma_en3\", \"interface\": \"en3\", \"port_state\": \"active\","
 	    " \"ipv4_gid\": true}]},\n"
+	    " \"network\": {\"interfaces\": [{\"name\": \"en0\", \"kind\": \"ethernet\","
+	    " \"port\": \"Ethernet\", \"ipv4\": [\"10.0.0.11\"]}]},\n"
 	    " \"memory\": {\"total_bytes\": 549755813888, \"free_ratio\": 0.42,"
 	    " \"gpu_wired_limit_bytes\": 0},\n"
 	    " \"power\": {\"source\": \"powermetrics\", \"system_watts\": 212.5},\n"
@@ -442,6 +504,12 @@ test_decode_design_sample(void **state)
 	assert_int_equal(r->rdma.n_devices, 1);
 	assert_int_equal(r->rdma.devices[0].port_state, RDMA_PORT_ACTIVE);
 	assert_int_equal(r->rdma.devices[0].ipv4_gid, TRI_TRUE);
+	assert_int_equal(r->network.n_interfaces, 1);
+	assert_string_equal(r->network.interfaces[0].name, "en0");
+	assert_int_equal(r->network.interfaces[0].kind, NETIF_KIND_ETHERNET);
+	assert_string_equal(r->network.interfaces[0].port, "Ethernet");
+	assert_int_equal(r->network.interfaces[0].n_ipv4, 1);
+	assert_string_equal(r->network.interfaces[0].ipv4[0], "10.0.0.11");
 	assert_int_equal(r->memory.total_bytes, INT64_C(549755813888));
 	assert_int_equal(r->memory.gpu_wired_limit_bytes, 0);
 	assert_true(r->memory.free_bytes == REPORT_NULL_I64);
@@ -528,6 +596,12 @@ test_encode_clamps_bad_structs(void **state)
 		report_port_init(&r->thunderbolt.ports[i]);
 	r->thunderbolt.ports[0].status = (enum port_status)7;
 	r->rdma.state = (enum rdma_state)-3;
+	r->network.n_interfaces = 1;
+	report_netif_init(&r->network.interfaces[0]);
+	r->network.interfaces[0].kind = (enum netif_kind)9;
+	r->network.interfaces[0].n_ipv4 = 99;
+	for (i = 0; i < REPORT_IPV4_MAX; i++)
+		snprintf(r->network.interfaces[0].ipv4[i], sizeof(report_ipv4), "192.0.2.%d", i);
 	memset(r->node.hostname, 'h', sizeof(r->node.hostname));
 	r->power.cpu_watts = -INFINITY;
 	for (i = 0; i < 40; i++)
@@ -538,7 +612,10 @@ test_encode_clamps_bad_structs(void **state)
 	assert_non_null(strstr(json, "\"collected_at\":null,"));
 	assert_non_null(strstr(json, "\"cpu_watts\":null,"));
 	assert_non_null(strstr(json, "\"state\":\"unknown\","));
+	assert_non_null(strstr(json, "\"kind\":null,"));
 	expect_ok(json, out);
+	assert_int_equal(out->network.interfaces[0].kind, NETIF_KIND_NULL);
+	assert_int_equal(out->network.interfaces[0].n_ipv4, REPORT_IPV4_MAX);
 	assert_int_equal(out->thunderbolt.n_ports, REPORT_PORTS_MAX);
 	assert_int_equal(out->thunderbolt.ports[0].status, PORT_STATUS_UNKNOWN);
 	assert_int_equal(out->n_errors, REPORT_ERRORS_MAX);
@@ -563,6 +640,25 @@ test_enum_names(void **state)
 	report_port_init(&r->thunderbolt.ports[0]);
 	r->rdma.n_devices = 1;
 	report_rdma_device_init(&r->rdma.devices[0]);
+	r->network.n_interfaces = 1;
+	report_netif_init(&r->network.interfaces[0]);
+	for (v = 0; v < 4; v++) {
+		const char *kind = report_netif_kind_str((enum netif_kind)v);
+		r->network.interfaces[0].kind = (enum netif_kind)v;
+		json = report_encode(r, 0);
+		assert_non_null(json);
+		if (kind != NULL)
+			snprintf(want, sizeof(want), "\"kind\":\"%s\"", kind);
+		else
+			snprintf(want, sizeof(want), "\"kind\":null");
+		assert_non_null(strstr(json, want));
+		expect_ok(json, out);
+		assert_memory_equal(r, out, sizeof(*r));
+		free(json);
+	}
+	assert_null(report_netif_kind_str(NETIF_KIND_NULL));
+	assert_string_equal(report_netif_kind_str(NETIF_KIND_OTHER), "other");
+	r->network.interfaces[0].kind = NETIF_KIND_NULL;
 	for (v = 0; v < 3; v++) {
 		r->thunderbolt.ports[0].status = (enum port_status)v;
 		r->rdma.state = (enum rdma_state)v;
@@ -663,6 +759,38 @@ static const struct bad bad_cases[] = {
 	{ HDR ",\"rdma\":{\"devices\":[{\"ipv4_gid\":0}]}}",
 	    "rdma.devices[0].ipv4_gid: must be true, false or null" },
 	{ HDR ",\"rdma\":{\"devices\":[[]]}}", "rdma.devices[0]: must be an object" },
+	{ HDR ",\"network\":[]}", "network: must be an object or null" },
+	{ HDR ",\"network\":{\"interfaces\":{}}}",
+	    "network.interfaces: must be an array or null" },
+	{ HDR ",\"network\":{\"interfaces\":[\"en0\"]}}",
+	    "network.interfaces[0]: must be an object" },
+	{ HDR ",\"network\":{\"interfaces\":[{},{\"name\":0}]}}",
+	    "network.interfaces[1].name: must be a string or null" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"name\":\"\"}]}}",
+	    "network.interfaces[0].name: empty string" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"kind\":\"wired\"}]}}",
+	    "network.interfaces[0].kind: \"wired\" is not one of \"ethernet\", \"wifi\", "
+	    "\"other\"" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"kind\":\"Wi-Fi\"}]}}",
+	    "network.interfaces[0].kind: \"Wi-Fi\" is not one of" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"kind\":1}]}}",
+	    "network.interfaces[0].kind: must be a string or null" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"port\":[]}]}}",
+	    "network.interfaces[0].port: must be a string or null" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"port\":\"\"}]}}",
+	    "network.interfaces[0].port: empty string" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":\"192.0.2.11\"}]}}",
+	    "network.interfaces[0].ipv4: must be an array or null" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[\"192.0.2.11\",\"192.0.2\"]}]}}",
+	    "network.interfaces[0].ipv4[1]: \"192.0.2\" is not a dotted-quad" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[\"192.0.2.256\"]}]}}",
+	    "network.interfaces[0].ipv4[0]: \"192.0.2.256\" is not a dotted-quad" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[\"2001:db8::1\"]}]}}",
+	    "network.interfaces[0].ipv4[0]: \"2001:db8::1\" is not a dotted-quad" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[\" 192.0.2.1\"]}]}}",
+	    "network.interfaces[0].ipv4[0]: \" 192.0.2.1\" is not a dotted-quad" },
+	{ HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[null]}]}}",
+	    "network.interfaces[0].ipv4[0]: must be a string" },
 	{ HDR ",\"memory\":\"lots\"}", "memory: must be an object or null" },
 	{ HDR ",\"memory\":{\"total_bytes\":\"16\"}}",
 	    "memory.total_bytes: must be a number or null" },
@@ -745,6 +873,18 @@ test_length_limits(void **state)
 	s = long_string(HDR ",\"node\":{\"hostname\":", 500000, "}}");
 	expect_error(s, "node.hostname: longer than 255 bytes");
 	free(s);
+	s = long_string(HDR ",\"network\":{\"interfaces\":[{\"name\":", REPORT_STR_MAX, "}]}}");
+	expect_ok(s, r);
+	assert_int_equal(strlen(r->network.interfaces[0].name), REPORT_STR_MAX);
+	free(s);
+	s = long_string(HDR ",\"network\":{\"interfaces\":[{},{\"name\":", REPORT_STR_MAX + 1,
+	    "}]}}");
+	expect_error(s, "network.interfaces[1].name: longer than 255 bytes");
+	free(s);
+	s = long_string(HDR ",\"network\":{\"interfaces\":[{\"port\":", REPORT_STR_MAX + 1,
+	    "}]}}");
+	expect_error(s, "network.interfaces[0].port: longer than 255 bytes");
+	free(s);
 	s = long_string(HDR ",\"errors\":[{\"source\":", REPORT_ERRSRC_MAX + 1, "}]}");
 	expect_error(s, "errors[0].source: longer than 31 bytes");
 	free(s);
@@ -780,6 +920,25 @@ test_array_limits(void **state)
 	free(s);
 	s = repeat(HDR ",\"rdma\":{\"devices\":[", "{}", 17, "]}}");
 	expect_error(s, "rdma.devices: more than 16 entries");
+	free(s);
+	s = repeat(HDR ",\"network\":{\"interfaces\":[", "{\"ipv4\":[]}", REPORT_NETIFS_MAX,
+	    "]}}");
+	expect_ok(s, r);
+	assert_int_equal(r->network.n_interfaces, REPORT_NETIFS_MAX);
+	assert_int_equal(r->network.interfaces[15].n_ipv4, 0);
+	assert_int_equal(r->network.interfaces[15].kind, NETIF_KIND_NULL);
+	free(s);
+	s = repeat(HDR ",\"network\":{\"interfaces\":[", "{}", REPORT_NETIFS_MAX + 1, "]}}");
+	expect_error(s, "network.interfaces: more than 16 entries");
+	free(s);
+	s = repeat(HDR ",\"network\":{\"interfaces\":[{\"ipv4\":[", "\"192.0.2.1\"",
+	    REPORT_IPV4_MAX, "]}]}}");
+	expect_ok(s, r);
+	assert_int_equal(r->network.interfaces[0].n_ipv4, REPORT_IPV4_MAX);
+	free(s);
+	s = repeat(HDR ",\"network\":{\"interfaces\":[{},{\"ipv4\":[", "\"192.0.2.1\"",
+	    REPORT_IPV4_MAX + 1, "]}]}}");
+	expect_error(s, "network.interfaces[1].ipv4: more than 8 entries");
 	free(s);
 	s = repeat(HDR ",\"errors\":[", "{}", 33, "]}");
 	expect_error(s, "errors: more than 32 entries");
@@ -904,6 +1063,7 @@ test_unknown_fields_ignored(void **state)
 	    "\"thunderbolt\":{\"ports\":[{\"status\":\"empty\",\"lanes\":2,"
 	    "\"peer\":{\"name\":\"p\",\"extra\":null}}],\"bridge\":{\"mtu\":9000}},"
 	    "\"rdma\":{\"devices\":[{\"name\":\"rdma_en3\",\"gid\":\"x\"}]},"
+	    "\"network\":{\"dns\":[1],\"interfaces\":[{\"mtu\":1500,\"name\":\"en0\"}]},"
 	    "\"memory\":{\"total_bytes\":4096,\"purgeable_bytes\":1},"
 	    "\"errors\":[{\"source\":\"s\",\"message\":\"m\",\"code\":3}],"
 	    "\"zzz\":\"\"}", r);
@@ -915,6 +1075,9 @@ test_unknown_fields_ignored(void **state)
 	assert_string_equal(r->thunderbolt.ports[0].peer.name, "p");
 	assert_int_equal(r->thunderbolt.bridge.n_members, -1);
 	assert_string_equal(r->rdma.devices[0].name, "rdma_en3");
+	assert_int_equal(r->network.n_interfaces, 1);
+	assert_string_equal(r->network.interfaces[0].name, "en0");
+	assert_int_equal(r->network.interfaces[0].n_ipv4, -1);
 	assert_int_equal(r->memory.total_bytes, 4096);
 	assert_int_equal(r->n_errors, 1);
 	assert_string_equal(r->errors[0].message, "m");
@@ -960,9 +1123,16 @@ test_missing_and_null_sections(void **state)
 	expect_ok("{\"collected_at\":7,\"schema\":\"tbmesh.report/1\"}", r);
 	assert_memory_equal(want, r, sizeof(*r));
 	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
-	    "\"node\":null,\"thunderbolt\":null,\"rdma\":null,\"memory\":null,"
-	    "\"power\":null,\"thermal\":null,\"agent\":null,\"errors\":null}", r);
+	    "\"node\":null,\"thunderbolt\":null,\"rdma\":null,\"network\":null,"
+	    "\"memory\":null,\"power\":null,\"thermal\":null,\"agent\":null,"
+	    "\"errors\":null}", r);
 	assert_memory_equal(want, r, sizeof(*r));
+	expect_ok(HDR ",\"network\":{}}", r);
+	want->collected_at = 1;
+	assert_memory_equal(want, r, sizeof(*r));
+	expect_ok(HDR ",\"network\":{\"interfaces\":null}}", r);
+	assert_memory_equal(want, r, sizeof(*r));
+	want->collected_at = 7;
 	expect_ok("{\"schema\":\"tbmesh.report/1\",\"collected_at\":7,"
 	    "\"node\":{},\"thunderbolt\":{\"ports\":null,\"bridge\":{}},"
 	    "\"rdma\":{\"state\":null,\"devices\":null},\"memory\":{},"
@@ -970,12 +1140,15 @@ test_missing_and_null_sections(void **state)
 	assert_memory_equal(want, r, sizeof(*r));
 	/* A port or device with no fields equals a freshly initialised one. */
 	expect_ok(HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":null}]},"
-	    "\"rdma\":{\"devices\":[{}]}}", r);
+	    "\"rdma\":{\"devices\":[{}]},\"network\":{\"interfaces\":[{\"kind\":null,"
+	    "\"ipv4\":null}]}}", r);
 	want->collected_at = 1;
 	want->thunderbolt.n_ports = 1;
 	report_port_init(&want->thunderbolt.ports[0]);
 	want->rdma.n_devices = 1;
 	report_rdma_device_init(&want->rdma.devices[0]);
+	want->network.n_interfaces = 1;
+	report_netif_init(&want->network.interfaces[0]);
 	assert_memory_equal(want, r, sizeof(*r));
 	free(want);
 	free(r);

@@ -27,6 +27,7 @@
 	"{\"a\": " a ", \"b\": " b "}]}"
 #define PORT(body) TWO ", \"cables\": [{\"a\": \"mac1:1\", \"b\": \"mac2:3\"}], " \
 	"\"ports\": [" body "]}"
+#define LAN(v) HEAD "\"nodes\": [{\"name\": \"mac1\", \"memory_gb\": 512, \"lan\": " v "}]}"
 
 static const char *
 top_path(const char *rel, char *buf, size_t len)
@@ -281,6 +282,48 @@ struct bad {
 	const char *err;
 };
 
+/* "lan": absent (unknown), one object, a list, an empty list. */
+static void
+test_lan(void **state)
+{
+	(void)state;
+	struct scenario *s = parse_ok(TWO "}");
+	const struct scenario_lan *l;
+
+	assert_int_equal(s->nodes[0].n_lan, -1);
+	scenario_free(s);
+	s = parse_ok(LAN("{\"interface\": \"en0\", \"ipv4\": \"192.0.2.11\"}"));
+	assert_int_equal(s->nodes[0].n_lan, 1);
+	l = &s->nodes[0].lan[0];
+	assert_string_equal(l->interface, "en0");
+	assert_int_equal(l->kind, NETIF_KIND_ETHERNET);
+	assert_string_equal(l->port, "Ethernet");
+	assert_int_equal(l->n_ipv4, 1);
+	assert_string_equal(l->ipv4[0], "192.0.2.11");
+	scenario_free(s);
+	s = parse_ok(LAN("[{\"interface\": \"en1\", \"kind\": \"wifi\", \"ipv4\": "
+	    "[\"192.0.2.111\", \"192.0.2.112\"]}, {\"interface\": \"utun4\", \"kind\": "
+	    "\"other\", \"ipv4\": []}, {\"interface\": \"en9\", \"kind\": \"ethernet\", "
+	    "\"port\": \"USB 10/100/1000 LAN\"}, {\"interface\": \"en10\", \"kind\": "
+	    "\"other\", \"port\": \"iPhone USB\"}]"));
+	assert_int_equal(s->nodes[0].n_lan, 4);
+	l = s->nodes[0].lan;
+	assert_int_equal(l[0].kind, NETIF_KIND_WIFI);
+	assert_string_equal(l[0].port, "Wi-Fi");
+	assert_int_equal(l[0].n_ipv4, 2);
+	assert_string_equal(l[0].ipv4[1], "192.0.2.112");
+	assert_int_equal(l[1].kind, NETIF_KIND_OTHER);
+	assert_string_equal(l[1].port, "");
+	assert_int_equal(l[1].n_ipv4, 0);
+	assert_string_equal(l[2].port, "USB 10/100/1000 LAN");
+	assert_int_equal(l[2].n_ipv4, 0);
+	assert_string_equal(l[3].port, "iPhone USB");
+	scenario_free(s);
+	s = parse_ok(LAN("[]"));
+	assert_int_equal(s->nodes[0].n_lan, 0);
+	scenario_free(s);
+}
+
 static const struct bad bad[] = {
 	{ "", "line 1, column 1: not valid JSON" },
 	{ "{\"cluster\": \"c\",\n  \"nodes\": [}", "line 2, column 13: not valid JSON" },
@@ -404,6 +447,40 @@ static const struct bad bad[] = {
 	  "ports[0].ipv4[1]: must be an IPv4 address like \"169.254.10.2\"" },
 	{ PORT("{\"port\": \"mac1:1\", \"ipv4\": [\"fe80::1\"]}"),
 	  "ports[0].ipv4[0]: must be an IPv4 address like \"169.254.10.2\"" },
+	{ "{\"cluster\": \"c\", \"defaults\": {\"lan\": []}}", "defaults: unknown key \"lan\"" },
+	{ LAN("\"en0\""), "nodes[0].lan: must be an object or an array of at most 16" },
+	{ LAN("[{\"interface\": \"en0\"}, 3]"), "nodes[0].lan[1]: must be an object" },
+	{ LAN("{\"kind\": \"wifi\"}"), "nodes[0].lan.interface: missing" },
+	{ LAN("{\"interface\": \"en0\", \"mtu\": 1500}"), "nodes[0].lan: unknown key \"mtu\"" },
+	{ LAN("{\"interface\": \"EN0\"}"),
+	  "nodes[0].lan.interface: \"EN0\" is not an interface name like \"en0\"" },
+	{ LAN("{\"interface\": \"\"}"), "nodes[0].lan.interface: must be a non-empty string" },
+	{ LAN("{\"interface\": \"en3\"}"),
+	  "nodes[0].lan.interface: \"en3\" is receptacle 2's Thunderbolt interface" },
+	{ LAN("[{\"interface\": \"en0\"}, {\"interface\": \"en0\", \"kind\": \"wifi\"}]"),
+	  "nodes[0].lan[1].interface: \"en0\" is used twice" },
+	{ LAN("{\"interface\": \"en0\", \"kind\": \"wired\"}"),
+	  "nodes[0].lan.kind: must be \"ethernet\", \"wifi\" or \"other\"" },
+	{ LAN("{\"interface\": \"en0\", \"kind\": null}"),
+	  "nodes[0].lan.kind: must be \"ethernet\", \"wifi\" or \"other\"" },
+	{ LAN("{\"interface\": \"en0\", \"port\": \"\"}"),
+	  "nodes[0].lan.port: must be a non-empty string" },
+	{ LAN("{\"interface\": \"en0\", \"ipv4\": \"192.0.2.256\"}"),
+	  "nodes[0].lan.ipv4: must be an IPv4 address like \"192.0.2.11\"" },
+	{ LAN("{\"interface\": \"en0\", \"ipv4\": [\"192.0.2.1\", 7]}"),
+	  "nodes[0].lan.ipv4[1]: must be an IPv4 address like \"192.0.2.11\"" },
+	{ LAN("{\"interface\": \"en0\", \"ipv4\": {}}"),
+	  "nodes[0].lan.ipv4: must be an IPv4 address or an array of at most 8" },
+	{ LAN("{\"interface\": \"en0\", \"ipv4\": [\"1.1.1.1\", \"1.1.1.2\", \"1.1.1.3\", "
+	  "\"1.1.1.4\", \"1.1.1.5\", \"1.1.1.6\", \"1.1.1.7\", \"1.1.1.8\", \"1.1.1.9\"]}"),
+	  "nodes[0].lan.ipv4: must be an IPv4 address or an array of at most 8" },
+	{ LAN("[{\"interface\": \"en0\"}, {\"interface\": \"en1\"}, {\"interface\": \"en8\"}, "
+	  "{\"interface\": \"en9\"}, {\"interface\": \"en10\"}, {\"interface\": \"en11\"}, "
+	  "{\"interface\": \"en12\"}, {\"interface\": \"en13\"}, {\"interface\": \"en14\"}, "
+	  "{\"interface\": \"en15\"}, {\"interface\": \"en16\"}, {\"interface\": \"en17\"}, "
+	  "{\"interface\": \"en18\"}, {\"interface\": \"en19\"}, {\"interface\": \"en20\"}, "
+	  "{\"interface\": \"en21\"}, {\"interface\": \"en22\"}]"),
+	  "nodes[0].lan: must be an object or an array of at most 16" },
 };
 
 static void
@@ -466,6 +543,40 @@ test_load_errors(void **state)
 	assert_memory_equal(err, "/: ", 3);
 }
 
+/*
+ * The healthy clusters give every node a LAN address; every LAN address
+ * shipped is in 192.0.2.0/24 (RFC 5737, documentation only) and unique in
+ * its file, so that nobody takes them for real hosts.
+ */
+static void
+assert_lan_documentation(const struct scenario *s, const char *file)
+{
+	static const char *const healthy[] = { "mesh4-studio.json", "mesh7-studio.json",
+		"pair-studio.json", "ring5.json" };
+	int need = 0;
+
+	for (size_t i = 0; i < sizeof(healthy) / sizeof(healthy[0]); i++)
+		need |= strcmp(file, healthy[i]) == 0;
+	for (int i = 0; i < s->n_nodes; i++) {
+		const struct scenario_node *n = &s->nodes[i];
+		if (need && n->n_lan < 1)
+			fail_msg("%s: %s has no \"lan\"", file, n->name);
+		for (int k = 0; k < n->n_lan; k++) {
+			for (int a = 0; a < n->lan[k].n_ipv4; a++) {
+				const char *ip = n->lan[k].ipv4[a];
+				if (strncmp(ip, "192.0.2.", 8) != 0)
+					fail_msg("%s: %s has %s, not a 192.0.2.0/24 address", file,
+					    n->name, ip);
+				for (int j = 0; j < i; j++)
+					for (int kk = 0; kk < s->nodes[j].n_lan; kk++)
+						for (int b = 0; b < s->nodes[j].lan[kk].n_ipv4; b++)
+							if (strcmp(ip, s->nodes[j].lan[kk].ipv4[b]) == 0)
+								fail_msg("%s: %s twice", file, ip);
+			}
+		}
+	}
+}
+
 /* Every shipped scenario loads and describes itself. */
 static void
 test_load_shipped_scenarios(void **state)
@@ -487,6 +598,7 @@ test_load_shipped_scenarios(void **state)
 			fail_msg("%s", err);
 		assert_true(strlen(s->description) > 20);
 		assert_true(s->n_nodes >= 2);
+		assert_lan_documentation(s, de->d_name);
 		scenario_free(s);
 		count++;
 	}
@@ -527,6 +639,7 @@ main(void)
 		cmocka_unit_test(test_derived_values_are_deterministic),
 		cmocka_unit_test(test_port_faults),
 		cmocka_unit_test(test_node_limit),
+		cmocka_unit_test(test_lan),
 		cmocka_unit_test(test_validation_errors),
 		cmocka_unit_test(test_error_edges),
 		cmocka_unit_test(test_load_errors),
