@@ -3,7 +3,10 @@
  * expected topology, GET and PUT /v1/clusters/{name}/wiring/plan, and
  * POST /v1/clusters/{name}/wiring/plan?topology=mesh|ring[&save=1] (a
  * cabling plan proposed from the nodes' reported receptacles; stored when
- * save=1).  A stored plan is DOT text in the inventory.
+ * save=1).  A stored plan is DOT text in the inventory, always in tbmesh's
+ * form: a file in mlx.distributed_config --dot's form (labels naming the
+ * Macs and their interfaces) is resolved against the cluster's nodes when
+ * it is put, and stored as the links it resolved to.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 
 #include "api_server.h"
 #include "ctrl.h"
+#include "rollout_api.h"
 #include "wiring.h"
 #include "wiring_json.h"
 #include "wmon.h"
@@ -172,14 +176,74 @@ store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc,
 }
 
 /*
+ * The cluster's nodes as an import reads them against: the engine's view
+ * and each node's SSH host from the inventory.  0 with *nodes malloc'd, or
+ * an HTTP status with err.
+ */
+static int
+import_nodes(struct api_req *rq, struct wiring_node **nodes, int *n, char *err, size_t errlen)
+{
+	struct ro_ssh ssh;
+	int rc = wmon_nodes(rq->c->wmon, rq->param, rq->now, nodes, n, err, errlen);
+
+	if (rc == INV_NOTFOUND) {
+		snprintf(err, errlen, "cluster %s does not exist", rq->param);
+		return 404;
+	}
+	if (rc != 0)
+		return rc == WMON_TOO_BIG ? 409 : 503;
+	pthread_mutex_lock(&rq->c->inv_mu);
+	for (int i = 0; i < *n; i++)
+		if (inv_ssh_get(rq->c->inv, (*nodes)[i].name, &ssh) == 0)
+			snprintf((*nodes)[i].ssh_host, sizeof((*nodes)[i].ssh_host), "%s", ssh.host);
+	pthread_mutex_unlock(&rq->c->inv_mu);
+	return 0;
+}
+
+/*
+ * doc->dot read into doc->links: as it is (tbmesh's form), or resolved
+ * against the cluster's nodes (labels naming Macs and interfaces).  0, or
+ * an HTTP status with err.
+ */
+static int
+import_dot(struct api_req *rq, struct wiring_plan_doc *doc, char *err, size_t errlen)
+{
+	struct wiring_dot_cluster cl = { rq->param, NULL, 0 };
+	struct wiring_node *nodes = NULL;
+	char perr[300];
+	int rc, status;
+
+	free(doc->links);      /* an empty "links": [] */
+	doc->links = NULL;
+	doc->n_links = 0;
+	rc = wiring_dot_import(doc->dot, strlen(doc->dot), NULL, &doc->links, &doc->n_links, perr,
+	    sizeof(perr));
+	if (rc == WIRING_DOT_NEEDS_NODES) {
+		if ((status = import_nodes(rq, &nodes, &cl.n_nodes, err, errlen)) != 0)
+			return status;
+		cl.nodes = nodes;
+		rc = wiring_dot_import(doc->dot, strlen(doc->dot), &cl, &doc->links, &doc->n_links,
+		    perr, sizeof(perr));
+		free(nodes);
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "dot: %s", perr);
+		return 400;
+	}
+	return 0;
+}
+
+/*
  * PUT {"topology": "mesh"|"ring"} or {"topology": "plan", "dot": "graph {...}"}
- * or {"topology": "plan", "links": [...]}.
+ * or {"topology": "plan", "links": [...]}.  Refused, nothing stored: the
+ * plan in place stays.
  */
 void
 api_wiring_plan_put(struct api_req *rq, struct api_resp *rs)
 {
 	struct wiring_plan_doc doc;
-	char err[300];
+	char err[400];
+	int status;
 
 	if (wiring_json_decode_plan(rq->body, rq->body_len, &doc, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "%s", err);
@@ -195,11 +259,8 @@ api_wiring_plan_put(struct api_req *rq, struct api_resp *rs)
 			api_error(rs, 400, "give the plan as links or as dot, not both");
 			goto out;
 		}
-		free(doc.links);      /* an empty "links": [] */
-		doc.links = NULL;
-		if (wiring_dot_parse(doc.dot, strlen(doc.dot), &doc.links, &doc.n_links, err,
-		    sizeof(err)) == -1) {
-			api_error(rs, 400, "dot: %s", err);
+		if ((status = import_dot(rq, &doc, err, sizeof(err))) != 0) {
+			api_error(rs, status, "%s", err);
 			goto out;
 		}
 	}

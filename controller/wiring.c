@@ -147,6 +147,7 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
 	}
 	n->freshness = (state == NODE_UNREACHABLE || isnan(report_at) ||
 	    now - report_at > stale_after) ? WIRING_REPORT_STALE : WIRING_REPORT_FRESH;
+	wiring_scopy(n->hostname, sizeof(n->hostname), r->node.hostname);
 	wiring_scopy(n->os_build, sizeof(n->os_build), r->node.os_build);
 	n->rdma = r->rdma.state;
 	n->n_ports = r->thunderbolt.n_ports;
@@ -404,7 +405,7 @@ wiring_check(const struct wiring_input *in, char *err, size_t errlen)
 		goto fail;
 	wiring_graph_build(g, in->nodes, in->n_nodes);
 	judge_all(g, pl, n_links, r->links);
-	if (collect_unexpected(g, r) < 0 || wiring_conclude(r) < 0)
+	if (collect_unexpected(g, r) < 0 || wiring_conclude(r, g) < 0)
 		goto fail;
 	free(pl);
 	free(g);

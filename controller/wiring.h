@@ -15,7 +15,8 @@
  * resolved to (node, receptacle)), wiring_verdict.c (a link's problems),
  * wiring_fix.c (evidence and fix texts), wiring_cluster.c (cluster verdict,
  * queries), wiring.c (the whole check), wiring_plan.c (cabling plans),
- * wiring_dot.c (DOT import and export); the enum words, receptacle names
+ * wiring_dot.c (DOT reading and writing), wiring_import.c (a DOT file's
+ * labels resolved against a cluster's nodes); the enum words, receptacle names
  * and wiring_result_free() are in proto/wiring_common.c (tbctl uses them).
  *
  * Receptacles are strings in canonical form: reports carry "2" (darwin,
@@ -94,6 +95,9 @@ struct wiring_rdma_device {
 
 struct wiring_node {
 	api_name name;
+	report_str hostname;              /* as its report gives it ("mac1.local"); "" unknown */
+	char ssh_host[256];               /* where the controller reaches it over SSH (the
+					     inventory's; not from a report); "" none */
 	enum node_state state;
 	enum wiring_freshness freshness;
 	double report_at;                 /* unix seconds; NAN never */
@@ -213,6 +217,14 @@ struct wiring_pair {
 int wiring_pair_link(const struct wiring_result *r, const char *a, const char *b,
     struct wiring_pair *out);
 
+/*
+ * Every working RDMA link (as wiring_pair_link) joining nodes a and b, the
+ * expected ones first: up to max into out; returns how many.  Two cables
+ * between a pair are two links.
+ */
+int wiring_pair_links(const struct wiring_result *r, const char *a, const char *b,
+    struct wiring_pair *out, int max);
+
 /* 1 when every expected link touching node passes (and it has at least one
  * when the cluster has two nodes or more); 0 otherwise. */
 int wiring_node_links_pass(const struct wiring_result *r, const char *node);
@@ -242,12 +254,48 @@ int wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i
  * comments (//, #, / * * /), attributes ([...], a=b), quoted or bare ids,
  * ; or newlines, graph or digraph (-- or ->), and a port given with or
  * without "tb".  0 and *out malloc'd (caller frees), or -1 with
- * "line 3: ..." in err.
+ * "line 3: ..." in err.  Labels are not read: the links are over the ids
+ * as written (what a stored plan, always in this form, needs).
  */
 int wiring_dot_parse(const char *text, size_t len, struct wiring_plan_link **out, int *n_out,
     char *err, size_t errlen);
 /* The plan as DOT; malloc'd string (caller frees), NULL out of memory. */
 char *wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int n);
+
+/*
+ * What a DOT file to import is read against: the cluster's name and its
+ * nodes as the engine sees them (name, hostname, ssh_host, freshness, and
+ * each port's receptacle and interface are used).
+ */
+struct wiring_dot_cluster {
+	const char *name;
+	const struct wiring_node *nodes;
+	int n_nodes;
+};
+
+#define WIRING_DOT_NEEDS_NODES 1
+
+/*
+ * A DOT file to import as the cluster's plan.  As wiring_dot_parse(), and
+ * also in the form `mlx.distributed_config --dot` prints (ids a, b, ...):
+ * a node statement's label names a Mac of the cluster (its node name; else
+ * its reported hostname, with or without ".local"; else its SSH host; a
+ * "user@" before it is dropped; a label naming no node on an id that is a
+ * node's name is only a caption), and the label "enX/enY" of an edge whose
+ * ends name no receptacle gives the interfaces of its first and second end,
+ * each turned into the receptacle whose port reports that interface.  The
+ * links come out over node names and receptacles, ready to store as DOT in
+ * tbmesh's form.
+ *
+ * c NULL: WIRING_DOT_NEEDS_NODES when the file has such a label (the caller
+ * loads the cluster's nodes and calls again), else as wiring_dot_parse().
+ * 0 and *out malloc'd (caller frees), or -1 with "line 3: ..." in err: a
+ * label that names no node of the cluster, or two, or a node another id
+ * already names; an interface on a node outside the cluster, on a node
+ * that has not reported yet, or that no port of the node reports.
+ */
+int wiring_dot_import(const char *text, size_t len, const struct wiring_dot_cluster *c,
+    struct wiring_plan_link **out, int *n_out, char *err, size_t errlen);
 
 const char *wiring_verdict_str(enum wiring_verdict v);
 int wiring_verdict_parse(const char *s, enum wiring_verdict *out);

@@ -2,7 +2,12 @@
  * The cluster verdict from the passing links: a passing RDMA link between
  * every pair is a full mesh (tensor parallelism); a cycle through every node
  * is a ring; every node reachable is enough for a pipeline; anything less
- * is not usable.  And the questions other engines ask of a result.
+ * is not usable.  A link whose verdict is unknown counts against that: the
+ * pair it names is not joined (a cable nobody expected does not stand in
+ * for it), a plan naming a node outside the cluster is not usable, and the
+ * headline then says what is not known ("not known yet: mac3's report is
+ * missing"), never "ready".  And the questions other engines ask of a
+ * result.
  */
 #include "wiring_int.h"
 
@@ -48,15 +53,27 @@ adj_add(const struct wiring_result *r, const struct wiring_link *l, struct adj *
 		a->m[i][j] = a->m[j][i] = 1;
 }
 
+/* The passing links as an adjacency; *outside set when an expected link
+ * names a node outside the cluster. */
 static void
-adj_build(const struct wiring_result *r, struct adj *a)
+adj_build(const struct wiring_result *r, struct adj *a, int *outside)
 {
 	memset(a, 0, sizeof(*a));
 	a->n = r->n_nodes;
+	*outside = 0;
 	for (int k = 0; k < r->n_links; k++)
 		adj_add(r, &r->links[k], a);
 	for (int k = 0; k < r->n_unexpected; k++)
 		adj_add(r, &r->unexpected[k], a);
+	for (int k = 0; k < r->n_links; k++) {
+		const struct wiring_link *l = &r->links[k];
+		int i = node_index(r, l->a.node), j = node_index(r, l->b.node);
+
+		if (i < 0 || j < 0)
+			*outside = 1;
+		else if (l->verdict == WIRING_UNKNOWN)
+			a->m[i][j] = a->m[j][i] = 0;
+	}
 }
 
 static int
@@ -127,22 +144,91 @@ reason(struct wiring_result *r, const char *fmt, const char *a, const char *b)
 	r->n_reasons++;
 }
 
-static void
-link_reasons(struct wiring_result *r)
+/* Why a link touching node is unknown, from that end: 0 when not from it. */
+static int
+unknown_cause(const struct wiring_result *r, const struct wiring_graph *g, const char *node,
+    char *out, size_t n)
 {
-	int failing = 0;
+	int i = wiring_graph_node(g, node);
+	const struct wiring_node *wn = i >= 0 ? &g->nodes[i] : NULL;
+
+	if (wn == NULL)
+		snprintf(out, n, "not known yet: %s is not a node of %s", node, r->cluster);
+	else if (wn->freshness == WIRING_REPORT_NONE)
+		snprintf(out, n, "not known yet: %s's report is missing", node);
+	else if (wn->freshness == WIRING_REPORT_STALE)
+		snprintf(out, n, "not known yet: %s's report is stale%s", node,
+		    wn->state == NODE_UNREACHABLE ? " (it is unreachable)" : "");
+	else if (wn->rdma == RDMA_STATE_UNKNOWN)
+		snprintf(out, n, "not known yet: %s's RDMA state is unknown (see the errors in "
+		    "its report)", node);
+	else
+		return 0;
+	return 1;
+}
+
+static void
+reason_once(struct wiring_result *r, const char *text)
+{
+	for (int k = 0; k < r->n_reasons; k++)
+		if (strcmp(r->reasons[k], text) == 0)
+			return;
+	if (r->n_reasons < REASONS_MAX - 1)
+		reason(r, "%s%s", text, "");
+}
+
+/* An unknown link's reasons: what is not known, once per cause. */
+static void
+unknown_reasons(struct wiring_result *r, const struct wiring_graph *g,
+    const struct wiring_link *l)
+{
+	const char *ends[2] = {l->a.node, l->b.node};
+	wiring_text why;
+	int found = 0;
+
+	for (int s = 0; s < 2; s++)
+		if (unknown_cause(r, g, ends[s], why, sizeof(why))) {
+			reason_once(r, why);
+			found = 1;
+		}
+	if (!found && r->n_reasons < REASONS_MAX - 1)
+		reason(r, "%.200s: %s", l->expected, wiring_verdict_str(l->verdict));
+}
+
+/* The failing links' reasons; the number of unknown links. */
+static int
+link_reasons(struct wiring_result *r, const struct wiring_graph *g)
+{
+	int failing = 0, unknown = 0;
 
 	for (int k = 0; k < r->n_links; k++) {
 		const struct wiring_link *l = &r->links[k];
 
 		if (l->pass)
 			continue;
-		if (r->n_reasons < REASONS_MAX - 1)
+		if (l->verdict == WIRING_UNKNOWN) {
+			unknown_reasons(r, g, l);
+			unknown++;
+		} else if (r->n_reasons < REASONS_MAX - 1)
 			reason(r, "%.200s: %s", l->expected, wiring_verdict_str(l->verdict));
 		failing++;
 	}
 	if (failing > REASONS_MAX - 1)
 		reason(r, "%s%s", "and more failing links", "");
+	return unknown;
+}
+
+/* The headline while links are unknown: the first thing not known. */
+static void
+unknown_headline(struct wiring_result *r)
+{
+	for (int k = 0; k < r->n_reasons; k++)
+		if (strncmp(r->reasons[k], "not known yet: ", 15) == 0) {
+			wiring_scopy(r->verdict_text, sizeof(r->verdict_text), r->reasons[k]);
+			return;
+		}
+	snprintf(r->verdict_text, sizeof(r->verdict_text), "not known yet: a link's verdict is "
+	    "unknown");
 }
 
 static void
@@ -159,23 +245,27 @@ isolated_reasons(struct wiring_result *r, const struct adj *a)
 }
 
 int
-wiring_conclude(struct wiring_result *r)
+wiring_conclude(struct wiring_result *r, const struct wiring_graph *g)
 {
 	struct adj *a = malloc(sizeof(*a));
 	unsigned char seen[WIRING_NODES_MAX];
-	int n = r->n_nodes;
+	int n = r->n_nodes, outside, unknown;
 
 	r->reasons = calloc(REASONS_MAX, sizeof(*r->reasons));
 	if (a == NULL || r->reasons == NULL) {
 		free(a);
 		return -1;
 	}
-	adj_build(r, a);
-	link_reasons(r);
+	adj_build(r, a, &outside);
+	unknown = link_reasons(r, g);
 	if (n < 2) {
 		r->verdict = WIRING_UNUSABLE;
 		snprintf(r->verdict_text, sizeof(r->verdict_text), "not usable: %d node%s, "
 		    "nothing to link", n, n == 1 ? "" : "s");
+	} else if (outside) {
+		r->verdict = WIRING_UNUSABLE;
+		snprintf(r->verdict_text, sizeof(r->verdict_text), "not usable: the expected "
+		    "links name a node outside the cluster");
 	} else if (full_mesh(a)) {
 		r->verdict = WIRING_TENSOR_READY;
 		snprintf(r->verdict_text, sizeof(r->verdict_text), "tensor-parallel ready: full "
@@ -196,6 +286,8 @@ wiring_conclude(struct wiring_result *r)
 		    "not reach all %d nodes", n);
 		isolated_reasons(r, a);
 	}
+	if (unknown > 0)
+		unknown_headline(r);
 	free(a);
 	return 0;
 }
@@ -234,6 +326,27 @@ wiring_pair_link(const struct wiring_result *r, const char *a, const char *b,
 	memset(out, 0, sizeof(*out));
 	return pair_in(r->links, r->n_links, a, b, out) ||
 	    pair_in(r->unexpected, r->n_unexpected, a, b, out);
+}
+
+int
+wiring_pair_links(const struct wiring_result *r, const char *a, const char *b,
+    struct wiring_pair *out, int max)
+{
+	const struct wiring_link *sets[2] = { r->links, r->unexpected };
+	int counts[2] = { r->n_links, r->n_unexpected }, n = 0;
+
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < counts[s] && n < max; k++) {
+			const struct wiring_link *l = &sets[s][k];
+			if (!usable(l) || !joins(l, a, b))
+				continue;
+			int straight = strcmp(l->a.node, a) == 0;
+			out[n].link = l;
+			out[n].mine = straight ? &l->a : &l->b;
+			out[n].theirs = straight ? &l->b : &l->a;
+			n++;
+		}
+	return n;
 }
 
 int

@@ -13,6 +13,11 @@
  * cable, so a chain cannot pass through one), digraphs with ->, and ports
  * with or without
  * "tb".  Errors name the line.
+ *
+ * Two attributes are kept for wiring_import.c, which reads
+ * mlx.distributed_config --dot's drawings: a node statement's label
+ * (`a [label="mac1.local"]`: the Mac the id stands for) and an edge's
+ * label when it is two interface names (`a -- b [label="en2/en5"]`).
  */
 #include "wiring_int.h"
 
@@ -47,7 +52,17 @@ struct parser {
 	struct lexer lx;
 	struct wiring_plan_link *links;
 	int *lines;
+	wiring_ifname (*ifaces)[2];
+	int *iface_lines;
 	int n, cap;
+	struct wiring_dot_label *labels;
+	int n_labels, cap_labels;
+};
+
+/* The value of a `label` attribute in a list: "" none. */
+struct attr_label {
+	char value[DOT_ID_MAX];
+	int line;
 };
 
 static int
@@ -212,19 +227,32 @@ fail_at(struct parser *ps, int line, const char *fmt, const char *a, const char 
 	return -1;
 }
 
-/* Skip an attribute list [a=b, c=d; ...]; at '[' on entry. */
+/*
+ * Skip attribute lists [a=b, c=d; ...]; at '[' on entry.  lab (NULL: not
+ * wanted) gets the value of the last label=value in them.
+ */
 static int
-skip_attrs(struct parser *ps)
+skip_attrs(struct parser *ps, struct attr_label *lab)
 {
 	int line = ps->lx.tline;
 
 	while (ps->lx.t == T_LBRACK) {
+		int after = 0;         /* 1: after `label`, 2: after `label =` */
+
 		do {
 			if (lex_next(&ps->lx) < 0)
 				return -1;
 			if (ps->lx.t == T_EOF)
 				return fail_at(ps, line, "an attribute list is not closed (missing ']')",
 				    "", "");
+			if (after == 2 && is_id(&ps->lx) && lab != NULL) {
+				snprintf(lab->value, sizeof(lab->value), "%s", ps->lx.id);
+				lab->line = ps->lx.tline;
+			}
+			if (after == 1 && ps->lx.t == T_EQ)
+				after = 2;
+			else
+				after = is_id(&ps->lx) && strcmp(ps->lx.id, "label") == 0;
 		} while (ps->lx.t != T_RBRACK);
 		if (lex_next(&ps->lx) < 0)
 			return -1;
@@ -275,6 +303,31 @@ same_end(const struct wiring_end *x, const struct wiring_end *y)
 	    strcmp(x->receptacle, y->receptacle) == 0;
 }
 
+/* Room for one more link in every per-link array; 0 or -1 (memory). */
+static int
+grow_links(struct parser *ps)
+{
+	int cap = ps->cap ? ps->cap * 2 : 32;
+	struct wiring_plan_link *v;
+	int *lines, *il;
+	wiring_ifname (*ifs)[2];
+
+	if (ps->n < ps->cap)
+		return 0;
+	if ((v = realloc(ps->links, (size_t)cap * sizeof(*v))) != NULL)
+		ps->links = v;
+	if ((lines = realloc(ps->lines, (size_t)cap * sizeof(*lines))) != NULL)
+		ps->lines = lines;
+	if ((ifs = realloc(ps->ifaces, (size_t)cap * sizeof(*ifs))) != NULL)
+		ps->ifaces = ifs;
+	if ((il = realloc(ps->iface_lines, (size_t)cap * sizeof(*il))) != NULL)
+		ps->iface_lines = il;
+	if (v == NULL || lines == NULL || ifs == NULL || il == NULL)
+		return -1;
+	ps->cap = cap;
+	return 0;
+}
+
 static int
 add_link(struct parser *ps, const struct ends *a, const struct ends *b)
 {
@@ -284,18 +337,8 @@ add_link(struct parser *ps, const struct ends *a, const struct ends *b)
 		return fail_at(ps, b->line, "a link from %s to itself%s", a->e.node, "");
 	if (ps->n >= DOT_LINKS_MAX)
 		return fail_at(ps, b->line, "more than %s links%s", "4096", "");
-	if (ps->n == ps->cap) {
-		int cap = ps->cap ? ps->cap * 2 : 32;
-		struct wiring_plan_link *v = realloc(ps->links, (size_t)cap * sizeof(*v));
-		int *lines = v ? realloc(ps->lines, (size_t)cap * sizeof(*lines)) : NULL;
-
-		if (v != NULL)
-			ps->links = v;
-		if (lines == NULL)
-			return fail_at(ps, b->line, "out of memory%s%s", "", "");
-		ps->lines = lines;
-		ps->cap = cap;
-	}
+	if (grow_links(ps) < 0)
+		return fail_at(ps, b->line, "out of memory%s%s", "", "");
 	for (int k = 0; k < ps->n; k++)
 		for (int s = 0; s < 2; s++) {
 			const struct wiring_end *e = &both[s]->e;
@@ -312,7 +355,77 @@ add_link(struct parser *ps, const struct ends *a, const struct ends *b)
 	ps->links[ps->n].a = a->e;
 	ps->links[ps->n].b = b->e;
 	ps->lines[ps->n] = a->line;
+	ps->ifaces[ps->n][0][0] = ps->ifaces[ps->n][1][0] = '\0';
+	ps->iface_lines[ps->n] = a->line;
 	ps->n++;
+	return 0;
+}
+
+/* An interface name: letters, then digits ("en2"); its length, or 0. */
+static size_t
+ifname_len(const char *s)
+{
+	size_t k = 0, d;
+
+	while (isalpha((unsigned char)s[k]))
+		k++;
+	for (d = k; isdigit((unsigned char)s[d]); d++)
+		;
+	return k > 0 && d > k && d < sizeof(wiring_ifname) ? d : 0;
+}
+
+/* "en2/en5" (blanks around either allowed) into a and b: 1, or 0 (a and b
+ * untouched) when the label is something else ("40 Gb/s"). */
+static int
+iface_pair(const char *s, char *a, char *b)
+{
+	wiring_ifname got[2];
+
+	for (int k = 0; k < 2; k++) {
+		size_t n;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if ((n = ifname_len(s)) == 0)
+			return 0;
+		memcpy(got[k], s, n);
+		got[k][n] = '\0';
+		for (s += n; *s == ' ' || *s == '\t'; s++)
+			;
+		if (k == 0 && *s++ != '/')
+			return 0;
+	}
+	if (*s != '\0')
+		return 0;
+	memcpy(a, got[0], sizeof(got[0]));
+	memcpy(b, got[1], sizeof(got[1]));
+	return 1;
+}
+
+/* Remember id's label (the last one given wins, as in Graphviz). */
+static int
+add_label(struct parser *ps, const struct ends *id, const struct attr_label *lab)
+{
+	struct wiring_dot_label *l = NULL;
+
+	for (int k = 0; k < ps->n_labels; k++)
+		if (strcmp(ps->labels[k].id, id->e.node) == 0)
+			l = &ps->labels[k];
+	if (l == NULL) {
+		if (ps->n_labels == ps->cap_labels) {
+			int cap = ps->cap_labels ? ps->cap_labels * 2 : 16;
+			struct wiring_dot_label *v = realloc(ps->labels, (size_t)cap * sizeof(*v));
+
+			if (v == NULL)
+				return fail_at(ps, id->line, "out of memory%s%s", "", "");
+			ps->labels = v;
+			ps->cap_labels = cap;
+		}
+		l = &ps->labels[ps->n_labels++];
+	}
+	snprintf(l->id, sizeof(l->id), "%s", id->e.node);
+	snprintf(l->label, sizeof(l->label), "%s", lab->value);
+	l->line = id->line;
 	return 0;
 }
 
@@ -321,6 +434,8 @@ static int
 parse_id_stmt(struct parser *ps)
 {
 	struct ends prev, next;
+	struct attr_label lab = { "", 0 };
+	int first = ps->n;
 
 	if (parse_end(ps, &prev) < 0)
 		return -1;
@@ -331,6 +446,11 @@ parse_id_stmt(struct parser *ps)
 			return fail_at(ps, ps->lx.tline, "expected a value after \"%s =\"%s",
 			    prev.e.node, "");
 		return lex_next(&ps->lx);
+	}
+	if (ps->lx.t != T_EDGE) {     /* a node statement */
+		if (skip_attrs(ps, &lab) < 0)
+			return -1;
+		return lab.value[0] ? add_label(ps, &prev, &lab) : 0;
 	}
 	while (ps->lx.t == T_EDGE) {
 		if (lex_next(&ps->lx) < 0)
@@ -346,7 +466,12 @@ parse_id_stmt(struct parser *ps)
 			    next.e.receptacle);
 		prev = next;
 	}
-	return skip_attrs(ps);
+	if (skip_attrs(ps, &lab) < 0)
+		return -1;
+	for (int k = first; k < ps->n; k++)
+		if (iface_pair(lab.value, ps->ifaces[k][0], ps->ifaces[k][1]))
+			ps->iface_lines[k] = lab.line;
+	return 0;
 }
 
 static int
@@ -370,7 +495,7 @@ parse_stmt(struct parser *ps, int *depth)
 		if (lx->t != T_LBRACK)
 			return fail_at(ps, lx->tline, "expected [ after graph, node or edge%s%s",
 			    "", "");
-		return skip_attrs(ps);
+		return skip_attrs(ps, NULL);
 	}
 	if (keyword(lx, "subgraph")) {
 		if (lex_next(lx) < 0 || (is_id(lx) && lex_next(lx) < 0))
@@ -406,15 +531,24 @@ parse_header(struct parser *ps)
 	return lex_next(lx);
 }
 
+static void
+parser_free(struct parser *ps)
+{
+	free(ps->links);
+	free(ps->lines);
+	free(ps->ifaces);
+	free(ps->iface_lines);
+	free(ps->labels);
+}
+
 int
-wiring_dot_parse(const char *text, size_t len, struct wiring_plan_link **out, int *n_out,
-    char *err, size_t errlen)
+wiring_dot_read(const char *text, size_t len, struct wiring_dot_read *out, char *err,
+    size_t errlen)
 {
 	struct parser ps;
 	int depth = 1;
 
-	*out = NULL;
-	*n_out = 0;
+	memset(out, 0, sizeof(*out));
 	memset(&ps, 0, sizeof(ps));
 	ps.lx.s = text;
 	ps.lx.end = text + len;
@@ -439,14 +573,42 @@ wiring_dot_parse(const char *text, size_t len, struct wiring_plan_link **out, in
 		    "\"mac2\":\"tb5\")");
 		goto fail;
 	}
-	free(ps.lines);
-	*out = ps.links;
-	*n_out = ps.n;
+	*out = (struct wiring_dot_read){ ps.n, ps.links, ps.lines, ps.ifaces, ps.iface_lines,
+		ps.n_labels, ps.labels };
 	return 0;
 fail:
-	free(ps.links);
-	free(ps.lines);
+	parser_free(&ps);
 	return -1;
+}
+
+void
+wiring_dot_read_free(struct wiring_dot_read *d)
+{
+	if (d == NULL)
+		return;
+	free(d->links);
+	free(d->lines);
+	free(d->ifaces);
+	free(d->iface_lines);
+	free(d->labels);
+	memset(d, 0, sizeof(*d));
+}
+
+int
+wiring_dot_parse(const char *text, size_t len, struct wiring_plan_link **out, int *n_out,
+    char *err, size_t errlen)
+{
+	struct wiring_dot_read d;
+
+	*out = NULL;
+	*n_out = 0;
+	if (wiring_dot_read(text, len, &d, err, errlen) < 0)
+		return -1;
+	*out = d.links;
+	*n_out = d.n_links;
+	d.links = NULL;
+	wiring_dot_read_free(&d);
+	return 0;
 }
 
 char *

@@ -70,8 +70,37 @@ void wiring_end_text(const char *node, const char *r, char *out, size_t n);
 void wiring_unexpected_fix(const struct wiring_graph *g, const struct wiring_edge *e,
     struct wiring_link *l);
 
-/* The cluster verdict and reasons (wiring_cluster.c); 0 or -1 (memory). */
-int wiring_conclude(struct wiring_result *r);
+/* The cluster verdict and reasons (wiring_cluster.c); 0 or -1 (memory).  g
+ * tells why a link is unknown (a node outside the cluster, no report, ...). */
+int wiring_conclude(struct wiring_result *r, const struct wiring_graph *g);
+
+/* A node statement's label: `a [label="mac1.local"]`. */
+struct wiring_dot_label {
+	api_name id;
+	char label[256];
+	int line;
+};
+
+/*
+ * A DOT file as wiring_dot.c reads it, before its names meet a cluster:
+ * the links over the ids as written, each with its line and the
+ * interfaces of an "enX/enY" edge label ("" none), and the node labels
+ * (one per id: the last).  Arrays malloc'd; wiring_dot_read_free().
+ */
+struct wiring_dot_read {
+	int n_links;
+	struct wiring_plan_link *links;
+	int *lines;
+	wiring_ifname (*ifaces)[2];
+	int *iface_lines;
+	int n_labels;
+	struct wiring_dot_label *labels;
+};
+
+/* 0, or -1 with "line 3: ..." in err (and nothing to free). */
+int wiring_dot_read(const char *text, size_t len, struct wiring_dot_read *out, char *err,
+    size_t errlen);
+void wiring_dot_read_free(struct wiring_dot_read *d);    /* accepts NULL */
 
 /*
  * A bounded string builder for the texts of every link (the check's hot

@@ -80,6 +80,12 @@ wmon_fingerprint(const struct report *r)
 	uint64_t h = FNV_OFFSET;
 
 	h = fnv_str(h, r->node.os_build);
+	h = fnv_str(h, r->node.hostname);      /* DOT labels name hosts */
+	char lan[16] = "", ifn[32];
+	const char *kind;
+	if (report_lan_ipv4(r, lan, sizeof(lan), ifn, sizeof(ifn), &kind) == -1)
+		lan[0] = '\0';
+	h = fnv_str(h, lan);                    /* a placement's coordinator */
 	h = fnv_u64(h, (uint64_t)r->rdma.state);
 	h = fnv_u64(h, (uint64_t)(int64_t)r->thunderbolt.n_ports);
 	for (int p = 0; p < r->thunderbolt.n_ports && p < REPORT_PORTS_MAX; p++)
