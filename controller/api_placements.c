@@ -73,7 +73,7 @@ static int
 plan_request(struct api_req *rq, struct api_resp *rs, struct plan *p, int apply)
 {
 	struct plan_request req;
-	char err[1200];
+	char err[2048];
 
 	if (plan_json_decode_request(rq->body, rq->body_len, &req, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "%s", err);
@@ -275,7 +275,7 @@ api_placement_replan(struct api_req *rq, struct api_resp *rs)
 	int64_t id = path_id(rq, rs);
 	struct plan *old, *p;
 	struct plan_request req;
-	char err[1200];
+	char err[2048];
 
 	if (id == 0)
 		return;
@@ -284,11 +284,7 @@ api_placement_replan(struct api_req *rq, struct api_resp *rs)
 	if (old == NULL || p == NULL)
 		api_error(rs, 503, "out of memory");
 	else if (load(rq, rs, id, old) == 0) {
-		memset(&req, 0, sizeof(req));
-		snprintf(req.model, sizeof(req.model), "%s", old->model);
-		snprintf(req.cluster, sizeof(req.cluster), "%s", old->cluster);
-		req.context = old->context;
-		req.batch = old->batch;
+		placement_request_of(old, 0, &req);
 		pthread_mutex_lock(&rq->c->inv_mu);
 		int status = placement_make(rq->c, &req, id, rq->now, p, err, sizeof(err));
 		pthread_mutex_unlock(&rq->c->inv_mu);

@@ -60,6 +60,7 @@ enum ctl_opt {
 	CTL_OPT_ACCEPT_NEW = 1 << 27,  /* node add: a flag, --accept-new */
 	CTL_OPT_AGENT = 1 << 28,       /* node add: --agent-binary, --wired-limit-mb, --name */
 	CTL_OPT_NETWORK = 1 << 29,     /* a flag: --network */
+	CTL_OPT_RUNTIME = 1 << 30,     /* place: --runtime, --entry, and the flag --fast-synch */
 };
 
 /* The global options, before the command.  Strings point into argv or environ. */
@@ -102,6 +103,8 @@ struct ctl_args {
 	const char *nodes;
 	const char *hostfile;
 	int apply;
+	const char *runtime, *entry;
+	int fast_synch;
 	const char *host, *password_file;
 	const char *target, *mode, *max_unavailable, *window;
 	int json;

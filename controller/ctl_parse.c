@@ -266,6 +266,8 @@ static const struct {
 	{ "context", CTL_OPT_CONTEXT, offsetof(struct ctl_args, context) },
 	{ "nodes", CTL_OPT_NODES, offsetof(struct ctl_args, nodes) },
 	{ "hostfile", CTL_OPT_HOSTFILE, offsetof(struct ctl_args, hostfile) },
+	{ "runtime", CTL_OPT_RUNTIME, offsetof(struct ctl_args, runtime) },
+	{ "entry", CTL_OPT_RUNTIME, offsetof(struct ctl_args, entry) },
 	{ "host", CTL_OPT_HOST, offsetof(struct ctl_args, host) },
 	{ "port", CTL_OPT_PORT, offsetof(struct ctl_args, port) },
 	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
@@ -293,6 +295,7 @@ static const struct {
 	{ "--apply", CTL_OPT_APPLY, offsetof(struct ctl_args, apply) },
 	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
 	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },
+	{ "--fast-synch", CTL_OPT_RUNTIME, offsetof(struct ctl_args, fast_synch) },
 };
 
 /* One option at argv[*i]: 0, or -1 with a message. */

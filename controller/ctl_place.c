@@ -41,6 +41,17 @@ ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
 		    "or single", a->strategy);
 		return -1;
 	}
+	if (a->runtime != NULL && plan_runtime_parse(a->runtime, &req->runtime) == -1) {
+		snprintf(err, errlen, "place: --runtime: \"%s\" is not mlx-lm or exo", a->runtime);
+		return -1;
+	}
+	if (a->entry != NULL && strcmp(a->entry, "chat") != 0 && strcmp(a->entry, "server") != 0) {
+		snprintf(err, errlen, "place: --entry: \"%s\" is not chat or server", a->entry);
+		return -1;
+	}
+	if (a->entry != NULL)
+		snprintf(req->entry, sizeof(req->entry), "%s", a->entry);
+	req->fast_synch = a->fast_synch;
 	if (a->context != NULL) {
 		if (ctl_parse_count(a->context, 1, PLAN_CONTEXT_MAX, &v) == -1) {
 			snprintf(err, errlen, "place: --context: \"%s\" is not a token count from 1 "
@@ -104,6 +115,32 @@ ranks_table(FILE *f, const struct plan *p)
 	return ctl_table_end(t, f, 0);
 }
 
+/* "26" or "2.4": whole tokens/s from 10 up, a decimal below. */
+static void
+tps_cell(double v, double ref, char *buf, size_t n)
+{
+	snprintf(buf, n, ref >= 10 ? "%.0f" : "%.1f", v);
+}
+
+/* "estimate: decode ~26 tokens/s (22-30)" and the measurements behind it. */
+static void
+estimate_print(FILE *f, const struct plan *p)
+{
+	double v = p->estimate_tokens_per_second;
+	char mid[32], lo[32], hi[32];
+
+	tps_cell(v, v, mid, sizeof(mid));
+	if (p->estimate_high > 0) {
+		tps_cell(p->estimate_low, v, lo, sizeof(lo));
+		tps_cell(p->estimate_high, v, hi, sizeof(hi));
+		fprintf(f, "\nestimate: decode ~%s tokens/s (%s-%s)\n", mid, lo, hi);
+	} else {
+		fprintf(f, "\nestimate: decode ~%s tokens/s\n", mid);
+	}
+	if (p->estimate_fitted_to[0])
+		fprintf(f, "estimate fitted to: %s\n", p->estimate_fitted_to);
+}
+
 int
 ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile)
 {
@@ -116,8 +153,7 @@ ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile)
 	fprintf(f, "\nwhy: %s\n\n", p->why);
 	if (ranks_table(f, p) == -1)
 		return -1;
-	fprintf(f, "\nestimate: %.1f tokens/s decode (an upper bound: see tbctl(1))\n",
-	    p->estimate_tokens_per_second);
+	estimate_print(f, p);
 	for (int i = 0; i < p->n_candidates; i++) {
 		const struct plan_candidate *c = &p->candidates[i];
 		if (c->fits)
@@ -126,10 +162,20 @@ ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile)
 		else
 			fprintf(f, "  %-9s no: %s\n", plan_strategy_str(c->strategy), c->reason);
 	}
+	fprintf(f, "runtime: %s\n", plan_runtime_str(p->runtime));
+	if (p->coordinator[0] || p->coordinator_from[0])
+		fprintf(f, "coordinator: %s%s(%s)\n", p->coordinator, p->coordinator[0] ? " " : "",
+		    p->coordinator_from);
+	for (int i = 0; i < p->n_notes; i++)
+		fprintf(f, "note: %s\n", p->notes[i]);
 	if (hostfile != NULL)
 		fprintf(f, "hostfile: %s\n", hostfile);
+	if (p->model_path[0] && p->launch[0])
+		fprintf(f, "model path: %s (the same on every Mac)\n", p->model_path);
 	if (p->prepare[0])
 		fprintf(f, "prepare: %s\n", p->prepare);
+	if (p->copy[0])
+		fprintf(f, "copy: %s\n", p->copy);
 	if (p->launch[0]) {
 		const char *at = hostfile ? strstr(p->launch, "hostfile.json") : NULL;
 		if (at != NULL)

@@ -110,8 +110,6 @@ ctx_init(struct pctx *c, const struct catalog_model *m, const struct catalog_var
 	c->repl = c->embed * (m->tie_word_embeddings ? 1 : 2);
 	c->body = c->weights - c->repl;
 	c->kv_total = (double)o->context * o->batch * (double)m->kv_cache_bytes_per_token;
-	c->active = (double)v->bytes * (double)m->active_params / (double)m->total_params;
-	c->msg = (double)m->hidden_size * 2 * o->batch;
 	if (c->n == 0) {
 		snprintf(err, errlen, "no node of %s can take a placement (none ready with memory "
 		    "to spare)", in->cluster[0] ? in->cluster : "the cluster");
@@ -155,26 +153,57 @@ search_single(const struct pctx *c, struct pcand *best, char *why, size_t n)
 	return found ? 0 : -1;
 }
 
-/* The first pair of sel without a passing RDMA link, in words; 0 if a full mesh. */
+/* Append "; what" (or what, first) to why. */
+static void
+add_reason(char *why, size_t n, const char *what)
+{
+	size_t l = strlen(why);
+
+	if (l < n)
+		snprintf(why + l, n - l, "%s%s", l ? "; " : "", what);
+}
+
+/*
+ * Every pair of sel without a passing RDMA link, in words ("tensor needs a
+ * full RDMA mesh: s1 to s3 is degraded (40 Gb/s); s2 to s4 is missing");
+ * 0 when they make a full mesh.
+ */
 static int
 mesh_gap(const struct pctx *c, const int *sel, int k, char *why, size_t n)
 {
+	char gaps[PLAN_TEXT_MAX + 1] = "", skews[PLAN_TEXT_MAX + 1] = "", one[200];
+
 	for (int i = 0; i < k; i++)
 		for (int j = i + 1; j < k; j++) {
 			const struct place_link *l = place_pair(c, sel[i], sel[j]);
 			char skew[160];
 			if (place_build_skew(c->in, sel[i], sel[j], skew, sizeof(skew))) {
-				snprintf(why, n, "tensor needs RDMA between every pair: %s", skew);
-				return -1;
+				add_reason(skews, sizeof(skews), skew);
+				continue;
 			}
 			if (l != NULL && l->rdma_pass)
 				continue;
-			snprintf(why, n, "tensor needs a full RDMA mesh: %s to %s is %s",
-			    c->in->nodes[sel[i]].name, c->in->nodes[sel[j]].name,
-			    l == NULL || !l->problem[0] ? "missing" : l->problem);
-			return -1;
+			if (l != NULL && l->problem[0] && !isnan(l->speed_gbps) &&
+			    strcmp(l->problem, "degraded") == 0)
+				snprintf(one, sizeof(one), "%s to %s is degraded (%.0f Gb/s)",
+				    c->in->nodes[sel[i]].name, c->in->nodes[sel[j]].name,
+				    l->speed_gbps);
+			else
+				snprintf(one, sizeof(one), "%s to %s is %s", c->in->nodes[sel[i]].name,
+				    c->in->nodes[sel[j]].name, l == NULL || !l->problem[0] ?
+				    "missing" : l->problem);
+			add_reason(gaps, sizeof(gaps), one);
 		}
-	return 0;
+	if (gaps[0] == '\0' && skews[0] == '\0')
+		return 0;
+	if (skews[0] == '\0')
+		snprintf(why, n, "tensor needs a full RDMA mesh: %s", gaps);
+	else if (gaps[0] == '\0')
+		snprintf(why, n, "tensor needs RDMA between every pair: %s", skews);
+	else
+		snprintf(why, n, "tensor needs a full RDMA mesh: %s; and RDMA between every pair: "
+		    "%s", gaps, skews);
+	return -1;
 }
 
 struct search {
@@ -182,8 +211,8 @@ struct search {
 	enum plan_strategy strategy;
 	struct pcand best;
 	int found;
-	char structural[256];          /* mesh or ring missing */
-	char memory[256];              /* the closest set that did not fit */
+	char structural[PLAN_TEXT_MAX + 1];   /* mesh or ring missing */
+	char memory[PLAN_TEXT_MAX + 1];       /* the closest set that did not fit */
 	double memory_total;           /* its usable bytes */
 };
 
@@ -274,10 +303,46 @@ try_sets_of(struct search *s, int k)
 	}
 }
 
+/*
+ * Whether k ranks can split the model tensor-parallel.  mlx-lm's shard()
+ * divides the heads by k with integer division (mlx_lm/models/llama.py:
+ * 248-249 at d78bf58); exo wants the hidden size and the KV heads to divide
+ * (exo src/exo/master/placement.py:147-148 at b5375f8).
+ */
 static int
-divides_heads(const struct catalog_model *m, int k)
+divides_heads(const struct pctx *c, int k)
 {
+	const struct catalog_model *m = c->m;
+
+	if (c->o->runtime == PLAN_RT_EXO)
+		return m->hidden_size % k == 0 && m->kv_heads % k == 0;
 	return m->attention_heads % k == 0 && m->kv_heads % k == 0;
+}
+
+/*
+ * 0 when the plan's runtime can run st on several nodes for this model
+ * (the catalog's runtimes, or for mlx-lm its older tensor_sharding); -1
+ * with why ("mlx-lm cannot run qwen3-235b-a22b tensor-parallel: ...").
+ */
+static int
+runtime_supports(const struct pctx *c, enum plan_strategy st, char *why, size_t n)
+{
+	enum catalog_rt r = c->o->runtime == PLAN_RT_EXO ? CATALOG_RT_EXO : CATALOG_RT_MLX_LM;
+	const struct catalog_runtime *rt = &c->m->runtimes[r];
+	const char *name = catalog_runtime_key(r), *how = plan_strategy_str(st);
+
+	if (!rt->known) {
+		if (r == CATALOG_RT_MLX_LM && st == PLAN_TENSOR && c->m->tensor_sharding)
+			return 0;
+		snprintf(why, n, "the catalog does not say whether %s runs %s %s-parallel (add "
+		    "its \"runtimes\")", name, c->m->name, how);
+		return -1;
+	}
+	if (st == PLAN_TENSOR ? rt->tensor : rt->pipeline)
+		return 0;
+	snprintf(why, n, "%s cannot run %s %s-parallel: %.300s", name, c->m->name, how,
+	    rt->source);
+	return -1;
 }
 
 static int
@@ -287,12 +352,10 @@ search_multi(const struct pctx *c, enum plan_strategy st, struct pcand *best, ch
 	struct search s = { .c = c, .strategy = st, .memory_total = -1 };
 	int from = c->o->exact ? c->n : 2, tried = 0;
 
-	if (st == PLAN_TENSOR && !c->m->tensor_sharding) {
-		snprintf(why, n, "%s does not support tensor sharding", c->m->name);
+	if (runtime_supports(c, st, why, n) == -1)
 		return -1;
-	}
 	for (int k = from; k <= c->n && !s.found; k++) {
-		if (st == PLAN_TENSOR && !divides_heads(c->m, k))
+		if (st == PLAN_TENSOR && !divides_heads(c, k))
 			continue;
 		tried++;
 		try_sets_of(&s, k);
@@ -303,6 +366,10 @@ search_multi(const struct pctx *c, enum plan_strategy st, struct pcand *best, ch
 	}
 	if (c->n < 2)
 		snprintf(why, n, "needs two nodes or more; %d can take it", c->n);
+	else if (tried == 0 && c->o->runtime == PLAN_RT_EXO)
+		snprintf(why, n, "exo's tensor needs a node count that divides the hidden size "
+		    "%d and the %d KV heads; %d nodes do not", c->m->hidden_size, c->m->kv_heads,
+		    c->n);
 	else if (tried == 0)
 		snprintf(why, n, "tensor needs a node count that divides the %d attention and %d "
 		    "KV heads; %d nodes do not", c->m->attention_heads, c->m->kv_heads, c->n);
@@ -335,6 +402,7 @@ fill_plan(const struct pctx *c, const struct pcand *cd, struct plan *p)
 {
 	p->strategy = cd->strategy;
 	p->estimate_tokens_per_second = c->o->batch / cd->seconds;
+	place_est_fill_plan(p);
 	p->n_ranks = cd->k;
 	memcpy(p->ranks, cd->ranks, sizeof(cd->ranks[0]) * (size_t)cd->k);
 	place_hostfile(c, cd, p);
@@ -375,8 +443,8 @@ explain(struct plan *p, const struct pcand *cd, enum plan_strategy asked)
 }
 
 static int
-refuse(const struct plan *p, enum plan_strategy asked, char why[][256], char *err,
-    size_t errlen)
+refuse(const struct plan *p, enum plan_strategy asked, char why[][PLAN_TEXT_MAX + 1],
+    char *err, size_t errlen)
 {
 	static const char *names[PLAN_CANDIDATES] = { "single", "tensor", "pipeline" };
 
@@ -401,7 +469,7 @@ place_plan(const struct catalog_model *m, const struct catalog_variant *v,
 	};
 	struct pctx c;
 	struct pcand cd[PLAN_CANDIDATES];
-	char why[PLAN_CANDIDATES][256];
+	char why[PLAN_CANDIDATES][PLAN_TEXT_MAX + 1];
 	int rc[PLAN_CANDIDATES], pick = -1;
 
 	memset(p, 0, sizeof(*p));

@@ -30,15 +30,24 @@
  *   With opts.exact the nodes given are used, all of them; otherwise the
  *   smallest set of nodes that fits, the fastest of those.
  *
- * Decode estimate, seconds per step of `batch` tokens (see README "Placement"):
- *   single    (A + K) / B
- *   tensor    max_i (A/N + K_i) / B_i + 2 L (a_rdma + 2 (N-1)/N * h / S)
- *   pipeline  sum_i (A L_i/L + K_i) / B_i + N (a + h / S)
- *   A  active weight bytes read per token (variant bytes x active/total)
+ * Decode estimate, seconds per step of `batch` tokens: a model with named
+ * parameters fitted to published measurements (placement_estimate.c has the
+ * fit, its data, sources and errors; tbctl(1) the summary):
+ *   single    (R + K) / (e B) + L c
+ *   tensor    max_i ((R-H)/N + H + K_i) / (e B_i) + L c
+ *               + 2 L (a0 + a1 (N-1) + 2 h / (N f S))
+ *   pipeline  sum_i ((R-H) L_i/L + K_i) / (e B_i) + H / (e B_last) + L c
+ *               + N (a + h / (f S))
+ *   R  weight bytes a step reads (variant bytes x active/total at batch 1)
+ *   H  the output head, read whole by every tensor rank
  *   K  KV cache bytes at the full context (read once per step)
  *   B  memory bandwidth of the node's chip (place_chip_bandwidth_gbs)
  *   L  layers; h hidden size x 2 bytes x batch; S slowest link's speed
- *   a  per-message latency: opts.rdma_latency_s (jaccl), opts.tcp_latency_s
+ *   e 0.82 of B achieved; c 156 us a layer; a0 18 us + a1 11 us a peer an
+ *   all-reduce; f 0.63 of a link's speed; a: opts.rdma_latency_s (jaccl-ring,
+ *   29 us), opts.tcp_latency_s (ring)
+ *   The plan shows it as a range, tokens/s x (1 -+ 0.17): the largest error
+ *   of the fit on a measurement left out of it.
  */
 #ifndef TBMESH_PLACEMENT_H
 #define TBMESH_PLACEMENT_H
@@ -53,7 +62,7 @@
 #define PLACE_NODES_MAX PLAN_RANKS_MAX
 #define PLACE_LINKS_MAX (PLACE_NODES_MAX * (PLACE_NODES_MAX - 1) / 2)
 #define PLACE_HEADROOM_DEFAULT (INT64_C(8) << 30)
-#define PLACE_RDMA_LATENCY_S 20e-6
+#define PLACE_RDMA_LATENCY_S 29e-6     /* a JACCL exchange: placement_estimate.c [J] */
 #define PLACE_TCP_LATENCY_S 200e-6
 
 struct place_node {
@@ -65,6 +74,18 @@ struct place_node {
 	char os_build[32];              /* macOS build ("25C56"); "" unknown */
 	int available;                  /* may take a placement (ready) */
 	char unavailable_why[64];       /* "cordoned", "unreachable", ... */
+	char lan_ipv4[16];              /* its LAN address (Ethernet, else Wi-Fi); "" unknown */
+	char lan_from[48];              /* "en0, ethernet" */
+	char ssh_host[256];             /* how it is reached over SSH; "" unknown */
+	char ssh_user[64];              /* the SSH user; "" the caller's own */
+};
+
+/* A second (third, ...) cable between the two nodes of a place_link. */
+struct place_cable {
+	char dev_a[PLAN_DEV_MAX + 1];
+	char dev_b[PLAN_DEV_MAX + 1];
+	char ipv4_a[16];
+	char ipv4_b[16];
 };
 
 /* What placement needs about one pair of nodes (the adapter fills it). */
@@ -78,6 +99,8 @@ struct place_link {
 	char ipv4_b[16];
 	double speed_gbps;              /* NAN unknown */
 	char problem[96];               /* the link's verdict when it does not pass */
+	int n_extra;                    /* more passing cables between a and b */
+	struct place_cable extra[PLAN_CABLES_MAX - 1];
 };
 
 struct place_input {
@@ -97,6 +120,9 @@ struct place_opts {
 	int exact;                      /* use every available node given, no subset */
 	double rdma_latency_s;
 	double tcp_latency_s;
+	enum plan_runtime runtime;      /* whose rules the plan follows (mlx-lm) */
+	int fast_synch;                 /* MLX_METAL_FAST_SYNCH=1 in the hostfile's envs */
+	char entry[16];                 /* mlx-lm entry point: "chat" (default) or "server" */
 };
 
 /* Defaults: auto, PLAN_CONTEXT_DEFAULT, batch 1, 8 GiB headroom. */
@@ -130,6 +156,13 @@ void place_split_layers(int layers, const int64_t *cap, int k, int *counts);
  * rollout").
  */
 int place_build_skew(const struct place_input *in, int a, int b, char *why, size_t n);
+
+/*
+ * 1 when the hostfiles of was and now differ (backend, ranks, a host's ssh,
+ * ips or RDMA devices), with the first difference in why ("mac1's RDMA
+ * device toward mac2 rdma_en3 is now rdma_en4"); 0 when they are the same.
+ */
+int place_hostfile_diff(const struct plan *was, const struct plan *now, char *why, size_t n);
 
 /* "412 GB" (decimal, as people read disk and model sizes). */
 void place_fmt_bytes(int64_t b, char *buf, size_t n);

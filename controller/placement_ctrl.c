@@ -118,6 +118,18 @@ input_node(struct ctrl *c, const struct api_node *an, const struct report *r, in
 	if (!pn->available)
 		snprintf(pn->unavailable_why, sizeof(pn->unavailable_why), "%s",
 		    r == NULL ? "no report" : api_node_state_str(an->state));
+	struct ro_ssh ssh;
+	if (inv_ssh_get(c->inv, an->name, &ssh) == 0) {
+		snprintf(pn->ssh_host, sizeof(pn->ssh_host), "%s", ssh.host);
+		snprintf(pn->ssh_user, sizeof(pn->ssh_user), "%s", ssh.user);
+	}
+	char iface[32];
+	const char *kind = NULL;
+	if (r != NULL && report_lan_ipv4(r, pn->lan_ipv4, sizeof(pn->lan_ipv4), iface,
+	    sizeof(iface), &kind) == 0)
+		snprintf(pn->lan_from, sizeof(pn->lan_from), "%s, %s", iface, kind);
+	else
+		pn->lan_ipv4[0] = '\0';
 }
 
 static struct report *
@@ -204,6 +216,9 @@ placement_make(struct ctrl *c, const struct plan_request *req, int64_t except, d
 		o.batch = req->batch > 0 ? req->batch : 1;
 		o.headroom_bytes = c->place_headroom;
 		o.exact = req->n_nodes > 0;
+		o.runtime = req->runtime;
+		o.fast_synch = req->fast_synch;
+		snprintf(o.entry, sizeof(o.entry), "%s", req->entry);
 		if (place_plan(m, v, in, &o, out, err, errlen) == -1)
 			status = 422;
 	}

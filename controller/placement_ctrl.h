@@ -75,4 +75,19 @@ struct placement_seen {
 void placement_links_fill(struct place_input *in, const struct placement_seen *seen,
     double now, double stale_after);
 
+/*
+ * The request that plans p again: its model, cluster, context, batch,
+ * runtime, entry point and MLX_METAL_FAST_SYNCH; with same_nodes, also its
+ * strategy and its nodes in rank order (to see whether its hostfile still
+ * holds), else none (a replan may move it).
+ */
+void placement_request_of(const struct plan *p, int same_nodes, struct plan_request *req);
+
+/*
+ * After a wiring check of cluster: each active placement whose hostfile is
+ * no longer what its nodes and links give becomes stale, with an event
+ * naming the change; a stale one that matches again is active again.
+ */
+void placement_stale_check(struct ctrl *c, const char *cluster, double now);
+
 #endif

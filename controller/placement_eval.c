@@ -186,7 +186,10 @@ place_try_single(const struct pctx *c, struct pcand *cd, char *why, size_t n)
 	fill_rank(c, &cd->ranks[0], 0, node, c->weights, kv);
 	cd->ranks[0].layer_start = 0;
 	cd->ranks[0].layer_end = c->m->layers;
-	cd->seconds = (c->active + c->kv_total) / c->bw[node];
+	struct place_est e;
+	struct place_est_rank r = { c->kv_total, c->bw[node], c->m->layers };
+	place_est_init(&e, c->m, c->v, c->o->batch);
+	cd->seconds = place_est_single_s(&e, &r);
 	return check_fit(c, cd, why, n);
 }
 
@@ -196,7 +199,9 @@ place_try_tensor(const struct pctx *c, struct pcand *cd, char *why, size_t n)
 	int k = cd->k;
 	int64_t share = c->body / k, kv = llround(c->kv_total);
 	int64_t kv_share = c->m->attention == CATALOG_ATTN_MLA ? kv : kv / k;
-	double slowest = 1e9, compute = 0;
+	double slowest = 1e9;
+	struct place_est e;
+	struct place_est_rank r[PLACE_NODES_MAX];
 
 	cd->strategy = PLAN_TENSOR;
 	snprintf(cd->backend, sizeof(cd->backend), "jaccl");
@@ -207,19 +212,21 @@ place_try_tensor(const struct pctx *c, struct pcand *cd, char *why, size_t n)
 		fill_rank(c, &cd->ranks[i], i, node, w, kvi);
 		cd->ranks[i].layer_start = 0;
 		cd->ranks[i].layer_end = c->m->layers;
-		double t = (c->active / k + (double)kvi) / c->bw[node];
-		if (t > compute)
-			compute = t;
+		r[i] = (struct place_est_rank){ (double)kvi, c->bw[node], c->m->layers };
 		for (int j = i + 1; j < k; j++)
 			slowest = fmin(slowest, place_link_speed(c, node, cd->order[j]));
 	}
-	double allreduce = c->o->rdma_latency_s +
-	    2.0 * (k - 1) / k * c->msg / (slowest * 1e9 / 8);
-	cd->seconds = compute + 2.0 * c->m->layers * allreduce;
+	place_est_init(&e, c->m, c->v, c->o->batch);
+	cd->seconds = place_est_tensor_s(&e, r, k, slowest);
 	return check_fit(c, cd, why, n);
 }
 
-/* Bytes rank i of k holds for layers [s, e). */
+/*
+ * Bytes rank i of k holds for layers [s, e).  mlx-lm: every rank loads the
+ * embeddings and the output head and runs them (mlx_lm/models/deepseek_v3.py
+ * :335, 361, 377-378 at d78bf58); exo: the first holds the embeddings, the
+ * last the head.
+ */
 static void
 pipeline_bytes(const struct pctx *c, int i, int k, int s, int e, int64_t *w, int64_t *kv)
 {
@@ -227,10 +234,40 @@ pipeline_bytes(const struct pctx *c, int i, int k, int s, int e, int64_t *w, int
 
 	*w = llround((double)c->body * e / L) - llround((double)c->body * s / L);
 	*kv = llround(c->kv_total * e / L) - llround(c->kv_total * s / L);
+	if (c->o->runtime == PLAN_RT_MLX_LM) {
+		*w += c->repl;
+		return;
+	}
 	if (i == 0)
 		*w += c->embed;
 	if (i == k - 1)
 		*w += c->embed;   /* the output head (a second copy when tied) */
+}
+
+/*
+ * mlx-lm's own split (mlx_lm/models/pipeline.py:18-31 at d78bf58): L // k
+ * layers a rank in reverse rank order, rank 0 the last ones.  When k does
+ * not divide L, its arithmetic leaves layers to no rank (61 over 2: rank 0
+ * takes 31-60, rank 1 0-29, layer 30 never runs), so such a plan is
+ * refused.  counts[i] is rank i's count, starts[i] its first layer.
+ */
+static int
+mlx_lm_split(const struct pctx *c, int k, int *counts, int *starts, char *why, size_t n)
+{
+	int L = c->m->layers, per = L / k;
+
+	if (L % k != 0) {
+		snprintf(why, n, "mlx-lm's pipeline cannot split %d layers over %d nodes (it "
+		    "splits evenly and would leave %d layer%s to no node: mlx_lm/models/"
+		    "pipeline.py); a node count that divides %d", L, k, L % k, L % k == 1 ?
+		    "" : "s", L);
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		counts[i] = per;
+		starts[i] = (k - i - 1) * per;
+	}
+	return 0;
 }
 
 /* Move layers off ranks that overflow onto ranks with room; bounded. */
@@ -264,33 +301,44 @@ pipeline_rebalance(const struct pctx *c, struct pcand *cd, int *counts)
 int
 place_try_pipeline(const struct pctx *c, struct pcand *cd, char *why, size_t n)
 {
-	int k = cd->k, counts[PLACE_NODES_MAX], s = 0;
+	int k = cd->k, counts[PLACE_NODES_MAX], starts[PLACE_NODES_MAX], s = 0;
 	int64_t cap[PLACE_NODES_MAX] = { 0 };
-	double compute = 0, slowest = 1e9;
+	double slowest = 1e9;
+	struct place_est e;
+	struct place_est_rank r[PLACE_NODES_MAX];
 
 	cd->strategy = PLAN_PIPELINE;
 	if (k > c->m->layers) {
 		snprintf(why, n, "%d nodes but only %d layers", k, c->m->layers);
 		return -1;
 	}
-	for (int i = 0; i < k; i++)
-		cap[i] = c->usable[cd->order[i]];
-	place_split_layers(c->m->layers, cap, k, counts);
-	pipeline_rebalance(c, cd, counts);
+	if (c->o->runtime == PLAN_RT_MLX_LM) {
+		if (mlx_lm_split(c, k, counts, starts, why, n) == -1)
+			return -1;
+	} else {
+		for (int i = 0; i < k; i++)
+			cap[i] = c->usable[cd->order[i]];
+		place_split_layers(c->m->layers, cap, k, counts);
+		pipeline_rebalance(c, cd, counts);
+		for (int i = 0; i < k; i++) {
+			starts[i] = s;
+			s += counts[i];
+		}
+	}
 	for (int i = 0; i < k; i++) {
 		int64_t w, kv;
 		int node = cd->order[i];
-		pipeline_bytes(c, i, k, s, s + counts[i], &w, &kv);
+		pipeline_bytes(c, i, k, starts[i], starts[i] + counts[i], &w, &kv);
 		fill_rank(c, &cd->ranks[i], i, node, w, kv);
-		cd->ranks[i].layer_start = s;
-		cd->ranks[i].layer_end = s + counts[i];
-		s += counts[i];
-		compute += (c->active * counts[i] / c->m->layers + (double)kv) / c->bw[node];
+		cd->ranks[i].layer_start = starts[i];
+		cd->ranks[i].layer_end = starts[i] + counts[i];
+		r[i] = (struct place_est_rank){ (double)kv, c->bw[node], counts[i] };
 		if (k > 1)
 			slowest = fmin(slowest, place_link_speed(c, node, cd->order[(i + 1) % k]));
 	}
 	double lat = strcmp(cd->backend, "jaccl-ring") == 0 ? c->o->rdma_latency_s :
 	    c->o->tcp_latency_s;
-	cd->seconds = compute + k * (lat + c->msg / (slowest * 1e9 / 8));
+	place_est_init(&e, c->m, c->v, c->o->batch);
+	cd->seconds = place_est_pipeline_s(&e, r, k, slowest, lat);
 	return check_fit(c, cd, why, n);
 }

@@ -3,6 +3,7 @@
 #define TBMESH_PLACEMENT_INT_H
 
 #include "placement.h"
+#include "placement_estimate.h"
 
 #define PLACE_SUBSETS_ALL 12    /* eligible nodes up to which every subset is tried */
 
@@ -21,8 +22,6 @@ struct pctx {
 	int64_t repl;                           /* embeddings + output head */
 	int64_t body;                           /* weights - repl: the layers */
 	double kv_total;                        /* bytes at the full context and batch */
-	double active;                          /* weight bytes read per token */
-	double msg;                             /* bytes of one activation message */
 };
 
 /* A candidate being built: ranks in order (input indexes). */

@@ -8,7 +8,8 @@
  * passes, or an unexpected one that is healthy) passes; any other pair
  * carries its link's verdict ("missing", "rdma-off", "degraded", ...) and
  * is usable over TCP (the ring backend) when both ends have an IPv4
- * address on a cable that is there.
+ * address on a cable that is there.  Several cables between a pair are
+ * one place_link with its extra cables (their devices and addresses).
  */
 #include "placement_ctrl.h"
 
@@ -53,17 +54,28 @@ describe(const struct wiring_result *r, const struct place_input *in, int a, int
     struct place_link *l)
 {
 	const char *na = in->nodes[a].name, *nb = in->nodes[b].name;
-	struct wiring_pair pair;
 	int swapped = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->a = a;
 	l->b = b;
 	l->speed_gbps = NAN;
-	if (wiring_pair_link(r, na, nb, &pair) == 1) {
-		copy_sides(l, pair.mine, pair.theirs);
-		l->speed_gbps = pair.link->speed_gbps;
+	struct wiring_pair all[PLAN_CABLES_MAX];
+	int n = wiring_pair_links(r, na, nb, all, PLAN_CABLES_MAX);
+	if (n > 0) {
+		copy_sides(l, all[0].mine, all[0].theirs);
+		l->speed_gbps = all[0].link->speed_gbps;
 		l->rdma_pass = l->ip_ok = 1;
+		for (int k = 1; k < n; k++) {   /* more cables between the two */
+			struct place_cable *x = &l->extra[l->n_extra++];
+			snprintf(x->dev_a, sizeof(x->dev_a), "%s", all[k].mine->rdma_device);
+			snprintf(x->dev_b, sizeof(x->dev_b), "%s", all[k].theirs->rdma_device);
+			snprintf(x->ipv4_a, sizeof(x->ipv4_a), "%s", all[k].mine->ipv4);
+			snprintf(x->ipv4_b, sizeof(x->ipv4_b), "%s", all[k].theirs->ipv4);
+			if (!isnan(all[k].link->speed_gbps) && (isnan(l->speed_gbps) ||
+			    all[k].link->speed_gbps < l->speed_gbps))
+				l->speed_gbps = all[k].link->speed_gbps;
+		}
 		return 1;
 	}
 	const struct wiring_link *w = expected(r, na, nb, &swapped);

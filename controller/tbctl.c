@@ -262,7 +262,7 @@ static const struct ctl_cmd commands[] = {
 	  "tbctl models --json; it is checked here and by the controller.\n",
 	  0, 1, 1, ctl_models_add },
 	{ "place", "MODEL [--cluster C] [--strategy S] [--context N] [--nodes a,b,c] "
-	  "[--hostfile FILE] [--apply]",
+	  "[--runtime R] [--entry E] [--fast-synch] [--hostfile FILE] [--apply]",
 	  "Plan where a model runs; with --apply, record the placement.\n"
 	  "MODEL is NAME:QUANT from tbctl models (deepseek-v3.1:4bit).  Prints the\n"
 	  "ranks (layers, weights, KV cache, total, usable memory, free after), the\n"
@@ -273,12 +273,18 @@ static const struct ctl_cmd commands[] = {
 	  "  --context N        tokens of KV cache per sequence (default 8192)\n"
 	  "  --nodes a,b,c      use exactly these nodes (default: the smallest set of\n"
 	  "                     the cluster's ready nodes that fits)\n"
+	  "  --runtime R        mlx-lm (default: mlx.launch and mlx-lm 0.32.0's rules)\n"
+	  "                     or exo (its rules; exo starts the model itself)\n"
+	  "  --entry E          the mlx-lm entry point the launch line runs: chat\n"
+	  "                     (default) or server\n"
+	  "  --fast-synch       set MLX_METAL_FAST_SYNCH=1 (off: MLX's docs say it can\n"
+	  "                     deadlock and wedge the GPU)\n"
 	  "Nodes on different macOS builds (a rolling update half done) are not RDMA\n"
 	  "peers: no tensor plan or jaccl ring across them; the why line says so.\n"
 	  "  --hostfile FILE    write the mlx.launch hostfile to FILE\n"
 	  "  --apply            record it: its memory is held on its nodes\n",
 	  CTL_OPT_CLUSTER | CTL_OPT_STRATEGY | CTL_OPT_CONTEXT | CTL_OPT_NODES |
-	  CTL_OPT_HOSTFILE | CTL_OPT_APPLY, 1, 1, ctl_place },
+	  CTL_OPT_HOSTFILE | CTL_OPT_APPLY | CTL_OPT_RUNTIME, 1, 1, ctl_place },
 	{ "placements", "",
 	  "List the placements applied.\n"
 	  "STATE is active, or degraded when one of its nodes became unreachable,\n"

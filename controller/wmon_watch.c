@@ -19,6 +19,7 @@
 
 #include "ctrl.h"
 #include "log.h"
+#include "placement_ctrl.h"
 
 struct pending {
 	api_name node;
@@ -241,13 +242,12 @@ run_pass(struct wmon *m, int full)
 		pthread_mutex_unlock(&m->mu);
 		wiring_result_free(r);
 	}
-	if (p.n_ev > 0) {
-		pthread_mutex_lock(&m->c->inv_mu);
-		for (int k = 0; k < p.n_ev; k++)
-			ctrl_event(m->c, now, "controller", p.ev[k].node, p.ev[k].what,
-			    p.ev[k].reason);
-		pthread_mutex_unlock(&m->c->inv_mu);
-	}
+	pthread_mutex_lock(&m->c->inv_mu);
+	for (int k = 0; k < p.n_ev; k++)
+		ctrl_event(m->c, now, "controller", p.ev[k].node, p.ev[k].what, p.ev[k].reason);
+	for (int k = 0; k < n; k++)   /* placements whose hostfile the change made stale */
+		placement_stale_check(m->c, ci[k].name, now);
+	pthread_mutex_unlock(&m->c->inv_mu);
 	pthread_mutex_lock(&m->mu);
 	if (full)
 		forget_unseen(m);

@@ -114,7 +114,7 @@ echo "  $B/tbctl token create --ttl 1h     (an agent enrolled with it waits as"
 echo "                                  pending until: tbctl node accept NODE)"
 echo "  $B/tbctl models"
 echo "  $B/tbctl place deepseek-v3.1:4bit --hostfile /tmp/hosts.json"
-echo "  $B/tbctl place kimi-k2-thinking:4bit --strategy pipeline --apply"
+echo "  $B/tbctl place glm-4.5:4bit --strategy pipeline --apply"
 echo "  curl -s $URL/metrics"
 echo
 # sleep in the background, so that a signal is handled at once

@@ -6,6 +6,7 @@
 #include "catalog.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -159,6 +160,63 @@ decode_attention(const cJSON *o, const char *pfx, struct catalog_model *m, char 
 	return 0;
 }
 
+/* A Hugging Face repository: OWNER/NAME of [A-Za-z0-9._-] (it goes into a
+ * command line the plan prints). */
+static int
+repo_valid(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL || slash == s || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-/", *p))
+			return 0;
+	return s[0] != '-' && s[0] != '.';
+}
+
+static const char *rt_keys[CATALOG_RT_COUNT] = { "mlx-lm", "exo" };
+
+const char *
+catalog_runtime_key(enum catalog_rt r)
+{
+	return (unsigned)r < CATALOG_RT_COUNT ? rt_keys[r] : "?";
+}
+
+/* "runtimes": {"mlx-lm": {"tensor", "pipeline", "source"}, "exo": ...}. */
+static int
+decode_runtimes(const cJSON *o, const char *pfx, struct catalog_model *m, char *err,
+    size_t errlen)
+{
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "runtimes"), *r;
+	char p[160];
+
+	for (int i = 0; i < CATALOG_RT_COUNT; i++)
+		memset(&m->runtimes[i], 0, sizeof(m->runtimes[i]));
+	if (rs == NULL || cJSON_IsNull(rs))
+		return 0;
+	snprintf(p, sizeof(p), "%sruntimes", pfx);
+	if (!cJSON_IsObject(rs))
+		return fail(err, errlen, p, "not an object");
+	cJSON_ArrayForEach(r, rs) {
+		int i = 0;
+		while (i < CATALOG_RT_COUNT && strcmp(r->string, rt_keys[i]) != 0)
+			i++;
+		if (i == CATALOG_RT_COUNT)
+			return fail(err, errlen, p, "\"%s\" is not mlx-lm or exo", r->string);
+		struct catalog_runtime *rt = &m->runtimes[i];
+		snprintf(p, sizeof(p), "%sruntimes.%s.", pfx, rt_keys[i]);
+		if (!cJSON_IsObject(r))
+			return fail(err, errlen, p, "not an object");
+		if (get_bool(r, p, "tensor", &rt->tensor, err, errlen) == -1 ||
+		    get_bool(r, p, "pipeline", &rt->pipeline, err, errlen) == -1 ||
+		    get_str(r, p, "source", rt->source, sizeof(rt->source), err, errlen) == -1)
+			return -1;
+		rt->known = 1;
+	}
+	return 0;
+}
+
 static int
 decode_variant(const cJSON *v, const char *pfx, struct catalog_variant *out, char *err,
     size_t errlen)
@@ -181,7 +239,17 @@ decode_variant(const cJSON *v, const char *pfx, struct catalog_variant *out, cha
 	out->bits_per_weight = b->valuedouble;
 	if (get_int(v, p, "bytes", 1, INT64_C(1) << 50, &out->bytes, err, errlen) == -1)
 		return -1;
-	return get_str(v, p, "source", out->source, sizeof(out->source), err, errlen);
+	if (get_str(v, p, "source", out->source, sizeof(out->source), err, errlen) == -1)
+		return -1;
+	out->mlx_repo[0] = '\0';
+	if (cJSON_GetObjectItemCaseSensitive(v, "mlx_repo") == NULL)
+		return 0;
+	if (get_str(v, p, "mlx_repo", out->mlx_repo, sizeof(out->mlx_repo), err, errlen) == -1)
+		return -1;
+	snprintf(where, sizeof(where), "%s.mlx_repo", pfx);
+	if (!repo_valid(out->mlx_repo))
+		return fail(err, errlen, where, "\"%s\" is not OWNER/NAME", out->mlx_repo);
+	return 0;
 }
 
 static int
@@ -271,10 +339,17 @@ decode_model_obj(const cJSON *o, const char *pfx, struct catalog_model *m, char 
 	if (!word_valid(m->name))
 		return fail(err, errlen, where, "\"%s\": use lower-case letters, digits, '.', '_' or '-'",
 		    m->name);
+	if (cJSON_GetObjectItemCaseSensitive(o, "architecture") != NULL &&
+	    (get_str(o, pfx, "architecture", m->architecture, sizeof(m->architecture), err,
+	    errlen) == -1 || !word_valid(m->architecture))) {
+		snprintf(where, sizeof(where), "%sarchitecture", pfx);
+		return fail(err, errlen, where, "not a word of [a-z0-9._-]");
+	}
 	if (get_str(o, pfx, "display_name", m->display_name, sizeof(m->display_name), err,
 	    errlen) == -1 ||
 	    get_str(o, pfx, "hf_repo", m->hf_repo, sizeof(m->hf_repo), err, errlen) == -1 ||
 	    decode_numbers(o, pfx, m, err, errlen) == -1 ||
+	    decode_runtimes(o, pfx, m, err, errlen) == -1 ||
 	    decode_variants(o, pfx, m, err, errlen) == -1 ||
 	    decode_sources(o, pfx, m, err, errlen) == -1)
 		return -1;
@@ -416,6 +491,20 @@ model_obj(const struct catalog_model *m)
 	cJSON_AddNumberToObject(o, "total_params", (double)m->total_params);
 	cJSON_AddNumberToObject(o, "active_params", (double)m->active_params);
 	cJSON_AddBoolToObject(o, "tensor_sharding", m->tensor_sharding);
+	if (m->architecture[0])
+		cJSON_AddStringToObject(o, "architecture", m->architecture);
+	cJSON *rs = NULL;
+	for (int i = 0; i < CATALOG_RT_COUNT; i++) {
+		const struct catalog_runtime *rt = &m->runtimes[i];
+		if (!rt->known)
+			continue;
+		if (rs == NULL)
+			rs = cJSON_AddObjectToObject(o, "runtimes");
+		cJSON *r = cJSON_AddObjectToObject(rs, rt_keys[i]);
+		cJSON_AddBoolToObject(r, "tensor", rt->tensor);
+		cJSON_AddBoolToObject(r, "pipeline", rt->pipeline);
+		cJSON_AddStringToObject(r, "source", rt->source);
+	}
 	vs = cJSON_AddArrayToObject(o, "variants");
 	for (int i = 0; i < m->n_variants; i++) {
 		cJSON *v = cJSON_CreateObject();
@@ -423,6 +512,8 @@ model_obj(const struct catalog_model *m)
 		cJSON_AddNumberToObject(v, "bits_per_weight", m->variants[i].bits_per_weight);
 		cJSON_AddNumberToObject(v, "bytes", (double)m->variants[i].bytes);
 		cJSON_AddStringToObject(v, "source", m->variants[i].source);
+		if (m->variants[i].mlx_repo[0])
+			cJSON_AddStringToObject(v, "mlx_repo", m->variants[i].mlx_repo);
 		cJSON_AddItemToArray(vs, v);
 	}
 	s = cJSON_AddObjectToObject(o, "sources");

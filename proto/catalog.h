@@ -11,8 +11,14 @@
  *              | {"kind": "gqa"},
  *    "kv_cache_bytes_per_token", "vocab_size", "tie_word_embeddings",
  *    "total_params", "active_params", "tensor_sharding",
+ *    "architecture": "deepseek_v3" (mlx-lm's model_type; optional),
+ *    "runtimes": {"mlx-lm": {"tensor": true, "pipeline": true, "source"},
+ *                 "exo": {...}} (optional: which strategies each runtime
+ *                 can run, and where that is said; a runtime not listed is
+ *                 unknown, and its plans are refused),
  *    "variants": [{"quant": "bf16"|"8bit"|"4bit"|..., "bits_per_weight",
- *                  "bytes", "source"}],
+ *                  "bytes", "source", "mlx_repo" (optional: the published
+ *                  MLX conversion whose real size "bytes" is)}],
  *    "sources": {"layers": "...", ...: where each number comes from}}
  *
  * Every number must have its source ("sources" names one per numeric
@@ -49,6 +55,16 @@ struct catalog_variant {
 	double bits_per_weight;              /* 4.5 */
 	int64_t bytes;                       /* the weights' size */
 	char source[CATALOG_TEXT_MAX + 1];
+	char mlx_repo[CATALOG_TEXT_MAX + 1]; /* "mlx-community/DeepSeek-V3.1-4bit"; "" none */
+};
+
+/* The runtimes a model's support is recorded for (catalog_runtime_key). */
+enum catalog_rt { CATALOG_RT_MLX_LM = 0, CATALOG_RT_EXO, CATALOG_RT_COUNT };
+
+struct catalog_runtime {
+	int known;                           /* the catalog says; else unknown */
+	int tensor, pipeline;
+	char source[CATALOG_TEXT_MAX * 2 + 2];
 };
 
 struct catalog_model {
@@ -69,6 +85,8 @@ struct catalog_model {
 	int64_t total_params;
 	int64_t active_params;
 	int tensor_sharding;
+	char architecture[CATALOG_NAME_MAX + 1];   /* "deepseek_v3"; "" unknown */
+	struct catalog_runtime runtimes[CATALOG_RT_COUNT];
 	int n_variants;
 	struct catalog_variant variants[CATALOG_VARIANTS_MAX];
 	char sources[CSRC_COUNT][CATALOG_TEXT_MAX + 1];   /* "" where not applicable */
@@ -76,6 +94,9 @@ struct catalog_model {
 
 /* The key of a source in "sources". */
 const char *catalog_src_key(enum catalog_src s);
+
+/* "mlx-lm", "exo". */
+const char *catalog_runtime_key(enum catalog_rt r);
 
 /* What the attention kind gives as KV cache bytes per token (see above). */
 int64_t catalog_kv_bytes_per_token(const struct catalog_model *m);

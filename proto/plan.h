@@ -6,21 +6,28 @@
  * JSON (POST /v1/placements/plan, GET /v1/placements/{id}):
  *   {"id": null|1, "model": "deepseek-v3.1:4bit", "cluster": "studio4",
  *    "strategy": "tensor"|"pipeline"|"single", "why": "one line",
- *    "context": 8192, "batch": 1, "state": "proposed"|"active"|"degraded",
+ *    "context": 8192, "batch": 1, "state": "proposed"|"active"|"degraded"|"stale",
  *    "reason": ""|"why degraded", "created_at": 1763782801.2,
- *    "estimate_tokens_per_second": 12.3,
+ *    "estimate_tokens_per_second": 12.3, "estimate_low": 10.2,
+ *    "estimate_high": 14.4, "estimate_fitted_to": "exo 1.0 Qwen3 235B ...",
  *    "ranks": [{"rank", "node", "layer_start", "layer_end" (exclusive),
  *               "weights_bytes", "kv_cache_bytes", "total_bytes",
  *               "usable_bytes", "free_after_bytes", "bandwidth_gbs"}],
+ *    "runtime": "mlx-lm"|"exo", "coordinator": "192.0.2.11:32323"|"",
+ *    "coordinator_from": "mac1's LAN address (en0, ethernet)"|...|"",
+ *    "model_path": "/Users/Shared/tbmesh/models/...", "notes": ["..."],
  *    "hostfile": {"backend": "jaccl"|"jaccl-ring"|"ring", "envs": [...],
- *                 "hosts": [{"ssh": "mac1", "ips": ["169.254.1.1"],
- *                            "rdma": [null, "rdma_en3", ...]}]},
+ *                 "hosts": [{"ssh": "mac1", "ips": ["192.0.2.11"],
+ *                            "rdma": [null, "rdma_en3", ["rdma_en4", "rdma_en5"]]}]},
  *    "launch": "mlx.launch ...", "prepare": "mlx_lm.convert ...",
+ *    "copy": "for h in mac2 mac3; do rsync ...; done",
  *    "candidates": [{"strategy", "fits", "estimate_tokens_per_second",
  *                    "nodes", "reason"}]}
- * hostfile is MLX's mlx.launch hostfile: rdma[i][j] names the RDMA device
- * on host i whose cable goes to host j, null on the diagonal and where no
- * RDMA link is used; the "ring" backend has no "rdma".
+ * hostfile is MLX's mlx.launch hostfile (controller/placement_hostfile.c
+ * says which of MLX's rules each field follows): rdma[i][j] names the RDMA
+ * device on host i whose cable goes to host j, a list of them when several
+ * cables join the two, null on the diagonal and where no RDMA link is
+ * used; the "ring" backend has no "rdma".
  */
 #ifndef TBMESH_PLAN_H
 #define TBMESH_PLAN_H
@@ -35,11 +42,20 @@
 #define PLAN_TEXT_MAX 511
 #define PLAN_LAUNCH_MAX 1023
 #define PLAN_DEV_MAX 31         /* "rdma_en3" */
+#define PLAN_CABLES_MAX 4       /* RDMA devices toward one peer (MLX's jaccl ring
+				   takes at most 4 a direction: jaccl/ring_impl.h) */
+#define PLAN_NOTES_MAX 6
 #define PLAN_ENVS_MAX 4
 #define PLAN_CANDIDATES 3
 
 enum plan_strategy { PLAN_AUTO = 0, PLAN_TENSOR, PLAN_PIPELINE, PLAN_SINGLE };
-enum plan_state { PLAN_PROPOSED = 0, PLAN_ACTIVE, PLAN_DEGRADED };
+/* Who runs the plan: mlx-lm started by mlx.launch, or exo (which places it
+ * itself: the plan checks that exo supports it). */
+enum plan_runtime { PLAN_RT_MLX_LM = 0, PLAN_RT_EXO };
+/* stale: its hostfile no longer matches the cabling or the addresses (RDMA
+ * device names and link-local addresses change with a reboot or a cable:
+ * MLX issue 3207); tbctl placement replan writes the new one. */
+enum plan_state { PLAN_PROPOSED = 0, PLAN_ACTIVE, PLAN_DEGRADED, PLAN_STALE };
 
 struct plan_rank {
 	int rank;
@@ -55,10 +71,11 @@ struct plan_rank {
 };
 
 struct plan_host {
-	api_name ssh;
+	char ssh[330];                           /* what mlx.launch runs ssh to: [user@]host */
 	int n_ips;
 	char ips[PLAN_RANKS_MAX][16];
-	char rdma[PLAN_RANKS_MAX][PLAN_DEV_MAX + 1];   /* "" is null */
+	int n_rdma[PLAN_RANKS_MAX];              /* devices toward host j; 0 is null */
+	char rdma[PLAN_RANKS_MAX][PLAN_CABLES_MAX][PLAN_DEV_MAX + 1];
 };
 
 struct plan_candidate {
@@ -81,6 +98,9 @@ struct plan {
 	char reason[API_REASON_MAX + 1];     /* why degraded; "" none */
 	double created_at;                   /* NAN: not stored */
 	double estimate_tokens_per_second;
+	double estimate_low;                 /* tokens/s, the range shown with the estimate */
+	double estimate_high;                /* (0 and 0 in plans from before it) */
+	char estimate_fitted_to[PLAN_TEXT_MAX + 1];   /* the measurements behind it; "" none */
 	int n_ranks;
 	struct plan_rank ranks[PLAN_RANKS_MAX];
 	char backend[16];
@@ -89,6 +109,13 @@ struct plan {
 	struct plan_host hosts[PLAN_RANKS_MAX];   /* n_ranks of them */
 	char launch[PLAN_LAUNCH_MAX + 1];
 	char prepare[PLAN_LAUNCH_MAX + 1];
+	char copy[PLAN_LAUNCH_MAX + 1];          /* the model to the same path everywhere */
+	enum plan_runtime runtime;
+	char coordinator[280];                   /* "ip:port" every rank dials; "" none */
+	char coordinator_from[160];              /* where that address comes from */
+	char model_path[256];
+	int n_notes;
+	char notes[PLAN_NOTES_MAX][PLAN_TEXT_MAX + 1];
 	int n_candidates;
 	struct plan_candidate candidates[PLAN_CANDIDATES];
 };
@@ -102,6 +129,9 @@ struct plan_request {
 	int batch;                           /* 0: 1 */
 	int n_nodes;                         /* 0: every node of the cluster */
 	api_name nodes[PLAN_RANKS_MAX];
+	enum plan_runtime runtime;           /* default mlx-lm */
+	int fast_synch;                      /* set MLX_METAL_FAST_SYNCH=1 (off by default) */
+	char entry[16];                      /* mlx-lm entry point: "server" (default), "chat" */
 };
 
 #define PLAN_CONTEXT_DEFAULT 8192
@@ -109,6 +139,8 @@ struct plan_request {
 #define PLAN_BATCH_MAX 1024
 
 const char *plan_strategy_str(enum plan_strategy s);
+const char *plan_runtime_str(enum plan_runtime r);
+int plan_runtime_parse(const char *s, enum plan_runtime *out);
 int plan_strategy_parse(const char *s, enum plan_strategy *out);
 const char *plan_state_str(enum plan_state s);
 int plan_state_parse(const char *s, enum plan_state *out);

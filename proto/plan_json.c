@@ -12,7 +12,25 @@
 #include <string.h>
 
 static const char *strategies[] = { "auto", "tensor", "pipeline", "single" };
-static const char *states[] = { "proposed", "active", "degraded" };
+static const char *states[] = { "proposed", "active", "degraded", "stale" };
+static const char *runtimes[] = { "mlx-lm", "exo" };
+
+const char *
+plan_runtime_str(enum plan_runtime r)
+{
+	return (unsigned)r < 2 ? runtimes[r] : "?";
+}
+
+int
+plan_runtime_parse(const char *s, enum plan_runtime *out)
+{
+	for (int i = 0; i < 2; i++)
+		if (strcmp(s, runtimes[i]) == 0) {
+			*out = (enum plan_runtime)i;
+			return 0;
+		}
+	return -1;
+}
 
 const char *
 plan_strategy_str(enum plan_strategy s)
@@ -34,13 +52,13 @@ plan_strategy_parse(const char *s, enum plan_strategy *out)
 const char *
 plan_state_str(enum plan_state s)
 {
-	return (unsigned)s < 3 ? states[s] : "?";
+	return (unsigned)s < 4 ? states[s] : "?";
 }
 
 int
 plan_state_parse(const char *s, enum plan_state *out)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (strcmp(s, states[i]) == 0) {
 			*out = (enum plan_state)i;
 			return 0;
@@ -49,6 +67,23 @@ plan_state_parse(const char *s, enum plan_state *out)
 }
 
 /* ---- encoding ---- */
+
+/* rdma[j]: null, a device, or the list of them (several cables), as MLX's
+ * jaccl reads it (ml-explore/mlx jaccl/lib/jaccl/jaccl.cpp:42-53). */
+static cJSON *
+rdma_entry(const struct plan_host *ph, int j)
+{
+	cJSON *a;
+
+	if (ph->n_rdma[j] == 0)
+		return cJSON_CreateNull();
+	if (ph->n_rdma[j] == 1)
+		return cJSON_CreateString(ph->rdma[j][0]);
+	a = cJSON_CreateArray();
+	for (int c = 0; c < ph->n_rdma[j]; c++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(ph->rdma[j][c]));
+	return a;
+}
 
 static cJSON *
 hostfile_obj(const struct plan *p)
@@ -70,8 +105,7 @@ hostfile_obj(const struct plan *p)
 		if (strcmp(p->backend, "ring") != 0) {
 			rdma = cJSON_AddArrayToObject(o, "rdma");
 			for (int j = 0; j < p->n_ranks; j++)
-				cJSON_AddItemToArray(rdma, ph->rdma[j][0] ?
-				    cJSON_CreateString(ph->rdma[j]) : cJSON_CreateNull());
+				cJSON_AddItemToArray(rdma, rdma_entry(ph, j));
 		}
 		cJSON_AddItemToArray(hosts, o);
 	}
@@ -122,12 +156,23 @@ plan_obj(const struct plan *p)
 	add_num_or_null(o, "created_at", p->created_at, isnan(p->created_at));
 	cJSON_AddNumberToObject(o, "estimate_tokens_per_second",
 	    round(p->estimate_tokens_per_second * 100) / 100);
+	cJSON_AddNumberToObject(o, "estimate_low", round(p->estimate_low * 100) / 100);
+	cJSON_AddNumberToObject(o, "estimate_high", round(p->estimate_high * 100) / 100);
+	cJSON_AddStringToObject(o, "estimate_fitted_to", p->estimate_fitted_to);
 	a = cJSON_AddArrayToObject(o, "ranks");
 	for (int i = 0; i < p->n_ranks; i++)
 		cJSON_AddItemToArray(a, rank_obj(&p->ranks[i]));
+	cJSON_AddStringToObject(o, "runtime", plan_runtime_str(p->runtime));
+	cJSON_AddStringToObject(o, "coordinator", p->coordinator);
+	cJSON_AddStringToObject(o, "coordinator_from", p->coordinator_from);
+	cJSON_AddStringToObject(o, "model_path", p->model_path);
+	a = cJSON_AddArrayToObject(o, "notes");
+	for (int i = 0; i < p->n_notes; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(p->notes[i]));
 	cJSON_AddItemToObject(o, "hostfile", hostfile_obj(p));
 	cJSON_AddStringToObject(o, "launch", p->launch);
 	cJSON_AddStringToObject(o, "prepare", p->prepare);
+	cJSON_AddStringToObject(o, "copy", p->copy);
 	a = cJSON_AddArrayToObject(o, "candidates");
 	for (int i = 0; i < p->n_candidates; i++) {
 		const struct plan_candidate *c = &p->candidates[i];
@@ -197,6 +242,11 @@ plan_json_request(const struct plan_request *r)
 		for (int i = 0; i < r->n_nodes; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(r->nodes[i]));
 	}
+	cJSON_AddStringToObject(o, "runtime", plan_runtime_str(r->runtime));
+	if (r->fast_synch)
+		cJSON_AddBoolToObject(o, "fast_synch", 1);
+	if (r->entry[0])
+		cJSON_AddStringToObject(o, "entry", r->entry);
 	return print_delete(o);
 }
 
@@ -277,6 +327,21 @@ dint(struct dec *d, const cJSON *o, const char *key, double lo, double hi, int64
 
 #define BYTES_MAX 1e18
 
+/* A boolean: true, false, or missing (false); anything else is refused. */
+static int
+dbool(struct dec *d, const cJSON *o, const char *key, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsBool(v))
+		return fail(d, key, "not true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
 static int
 decode_rank(struct dec *d, const cJSON *o, struct plan_rank *r)
 {
@@ -298,6 +363,34 @@ decode_rank(struct dec *d, const cJSON *o, struct plan_rank *r)
 	r->rank = (int)v[0];
 	r->layer_start = (int)v[1];
 	r->layer_end = (int)v[2];
+	return 0;
+}
+
+/* rdma[j] of h: null, a device name, or a list of 1..PLAN_CABLES_MAX. */
+static int
+decode_rdma_entry(struct dec *d, const cJSON *v, struct plan_host *h, int j)
+{
+	const cJSON *e;
+
+	h->n_rdma[j] = 0;
+	if (cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v)) {
+		if (strlen(v->valuestring) == 0 || strlen(v->valuestring) > PLAN_DEV_MAX)
+			return fail(d, "hostfile.hosts.rdma", "not a device name or null");
+		strcpy(h->rdma[j][h->n_rdma[j]++], v->valuestring);
+		return 0;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 ||
+	    cJSON_GetArraySize(v) > PLAN_CABLES_MAX)
+		return fail(d, "hostfile.hosts.rdma", "not a device, a list of 1 to %d, or null",
+		    PLAN_CABLES_MAX);
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e) || strlen(e->valuestring) == 0 ||
+		    strlen(e->valuestring) > PLAN_DEV_MAX)
+			return fail(d, "hostfile.hosts.rdma", "not a device name in a list");
+		strcpy(h->rdma[j][h->n_rdma[j]++], e->valuestring);
+	}
 	return 0;
 }
 
@@ -323,15 +416,9 @@ decode_host(struct dec *d, const cJSON *o, struct plan_host *h, int n)
 	if (!cJSON_IsArray(rdma) || cJSON_GetArraySize(rdma) != n)
 		return fail(d, "hostfile.hosts.rdma", "not an array of %d entries", n);
 	k = 0;
-	cJSON_ArrayForEach(v, rdma) {
-		if (cJSON_IsNull(v))
-			h->rdma[k][0] = '\0';
-		else if (cJSON_IsString(v) && strlen(v->valuestring) <= PLAN_DEV_MAX)
-			strcpy(h->rdma[k], v->valuestring);
-		else
-			return fail(d, "hostfile.hosts.rdma", "not a device name or null");
-		k++;
-	}
+	cJSON_ArrayForEach(v, rdma)
+		if (decode_rdma_entry(d, v, h, k++) == -1)
+			return -1;
 	return 0;
 }
 
@@ -393,6 +480,43 @@ decode_candidates(struct dec *d, const cJSON *o, struct plan *p)
 }
 
 static int
+decode_notes(struct dec *d, const cJSON *o, struct plan *p)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "notes"), *v;
+
+	p->n_notes = 0;
+	if (a == NULL || cJSON_IsNull(a))
+		return 0;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) > PLAN_NOTES_MAX)
+		return fail(d, "notes", "not an array of at most %d texts", PLAN_NOTES_MAX);
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsString(v) || strlen(v->valuestring) > PLAN_TEXT_MAX)
+			return fail(d, "notes", "not a text of at most %d characters", PLAN_TEXT_MAX);
+		strcpy(p->notes[p->n_notes++], v->valuestring);
+	}
+	return 0;
+}
+
+/* The estimate and its range; plans stored before the range read it as 0-0. */
+static int
+decode_estimate(struct dec *d, const cJSON *o, struct plan *p)
+{
+	if (dnum(d, o, "estimate_tokens_per_second", 0, 1e9, &p->estimate_tokens_per_second,
+	    0) == -1 ||
+	    dnum(d, o, "estimate_low", 0, 1e9, &p->estimate_low, 1) == -1 ||
+	    dnum(d, o, "estimate_high", 0, 1e9, &p->estimate_high, 1) == -1 ||
+	    dstr(d, o, "estimate_fitted_to", p->estimate_fitted_to,
+	    sizeof(p->estimate_fitted_to), 1) == -1)
+		return -1;
+	if (isnan(p->estimate_low) || isnan(p->estimate_high))
+		p->estimate_low = p->estimate_high = 0;
+	if (p->estimate_low > p->estimate_high)
+		return fail(d, "estimate_low", "%g is above estimate_high %g", p->estimate_low,
+		    p->estimate_high);
+	return 0;
+}
+
+static int
 decode_head(struct dec *d, const cJSON *o, struct plan *p)
 {
 	char s[16];
@@ -414,13 +538,20 @@ decode_head(struct dec *d, const cJSON *o, struct plan *p)
 	    dint(d, o, "context", 1, PLAN_CONTEXT_MAX, &p->context, 0) == -1 ||
 	    dint(d, o, "batch", 1, PLAN_BATCH_MAX, &batch, 0) == -1 ||
 	    dnum(d, o, "created_at", 0, 1e11, &p->created_at, 1) == -1 ||
-	    dnum(d, o, "estimate_tokens_per_second", 0, 1e9, &p->estimate_tokens_per_second,
-	    0) == -1 ||
+	    decode_estimate(d, o, p) == -1 ||
 	    dstr(d, o, "launch", p->launch, sizeof(p->launch), 1) == -1 ||
-	    dstr(d, o, "prepare", p->prepare, sizeof(p->prepare), 1) == -1)
+	    dstr(d, o, "prepare", p->prepare, sizeof(p->prepare), 1) == -1 ||
+	    dstr(d, o, "copy", p->copy, sizeof(p->copy), 1) == -1 ||
+	    dstr(d, o, "coordinator", p->coordinator, sizeof(p->coordinator), 1) == -1 ||
+	    dstr(d, o, "coordinator_from", p->coordinator_from, sizeof(p->coordinator_from),
+	    1) == -1 ||
+	    dstr(d, o, "model_path", p->model_path, sizeof(p->model_path), 1) == -1 ||
+	    dstr(d, o, "runtime", s, sizeof(s), 1) == -1)
 		return -1;
+	if (s[0] && plan_runtime_parse(s, &p->runtime) == -1)
+		return fail(d, "runtime", "\"%s\" is not mlx-lm or exo", s);
 	p->batch = (int)batch;
-	return 0;
+	return decode_notes(d, o, p);
 }
 
 static int
@@ -534,7 +665,7 @@ plan_json_decode_request(const char *json, size_t len, struct plan_request *r, c
 {
 	struct dec d = { err, errlen, "" };
 	cJSON *root;
-	char s[16];
+	char s[16], rt[16];
 	int64_t batch;
 	int rc = -1;
 
@@ -548,12 +679,20 @@ plan_json_decode_request(const char *json, size_t len, struct plan_request *r, c
 	    dstr(&d, root, "strategy", s, sizeof(s), 1) == 0 &&
 	    dint(&d, root, "context", 1, PLAN_CONTEXT_MAX, &r->context, 1) == 0 &&
 	    dint(&d, root, "batch", 1, PLAN_BATCH_MAX, &batch, 1) == 0 &&
+	    dstr(&d, root, "runtime", rt, sizeof(rt), 1) == 0 &&
+	    dstr(&d, root, "entry", r->entry, sizeof(r->entry), 1) == 0 &&
+	    dbool(&d, root, "fast_synch", &r->fast_synch) == 0 &&
 	    decode_request_nodes(&d, root, r) == 0) {
 		r->batch = (int)batch;
 		if (r->cluster[0] && !api_name_valid(r->cluster))
 			fail(&d, "cluster", "\"%s\" is not a cluster name", r->cluster);
 		else if (s[0] && plan_strategy_parse(s, &r->strategy) == -1)
 			fail(&d, "strategy", "\"%s\" is not auto, tensor, pipeline or single", s);
+		else if (rt[0] && plan_runtime_parse(rt, &r->runtime) == -1)
+			fail(&d, "runtime", "\"%s\" is not mlx-lm or exo", rt);
+		else if (r->entry[0] && strcmp(r->entry, "server") != 0 &&
+		    strcmp(r->entry, "chat") != 0)
+			fail(&d, "entry", "\"%s\" is not server or chat", r->entry);
 		else if (r->model[0] == '\0')
 			fail(&d, "model", "empty");
 		else

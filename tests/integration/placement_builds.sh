@@ -16,18 +16,19 @@ wait_for "four nodes ready" 20 sh -c "$CTL nodes --json | jq -e '[.nodes[] | sel
 "$CTL" place deepseek-v3.1:4bit --strategy tensor --nodes mac1,mac2,mac3,mac4 >"$TMP/out" 2>"$TMP/err"; rc=$?
 check_eq "no tensor plan across two builds (status 1)" 1 $rc
 check_eq "the refusal names the builds" \
-	"tbctl: deepseek-v3.1:4bit: tensor needs RDMA between every pair: mac1 runs 25C56, mac4 25D125: RDMA peers need matching builds (422)" \
+	"tbctl: deepseek-v3.1:4bit: tensor needs RDMA between every pair: mac1 runs 25C56, mac4 25D125: RDMA peers need matching builds; mac2 runs 25C56, mac4 25D125: RDMA peers need matching builds; mac3 runs 25C56, mac4 25D125: RDMA peers need matching builds (422)" \
 	"$(cat "$TMP/err")"
 code=$(api POST /v1/placements/plan '{"model":"deepseek-v3.1:4bit","strategy":"tensor","nodes":["mac2","mac4"]}')
 check_eq "the API answers 422" 422 "$code"
 check_jq "with the same reason" "$TMP/api.out" '.error | contains("mac2 runs 25C56, mac4 25D125: RDMA peers need matching builds")'
 
-"$CTL" place deepseek-v3.1:4bit --nodes mac2,mac4 --json >"$TMP/auto.json"
+# glm-4.5: 92 layers, which mlx-lm's pipeline splits over 2 (deepseek's 61 it cannot)
+"$CTL" place glm-4.5:4bit --nodes mac2,mac4 --json >"$TMP/auto.json"
 check_jq "auto over mac2 and mac4 falls back to a pipeline over TCP" "$TMP/auto.json" \
 	'.strategy == "pipeline" and .hostfile.backend == "ring" and (.hostfile.hosts | all(has("rdma") | not))'
 check_jq "and its why says the builds differ" "$TMP/auto.json" \
 	'.why | contains("tensor: tensor needs RDMA between every pair: mac2 runs 25C56, mac4 25D125")'
-"$CTL" place deepseek-v3.1:4bit --nodes mac2,mac4 >"$TMP/auto.txt"
+"$CTL" place glm-4.5:4bit --nodes mac2,mac4 >"$TMP/auto.txt"
 check "tbctl place prints that why" grep -q 'RDMA peers need matching builds' "$TMP/auto.txt"
 
 "$CTL" place deepseek-v3.1:4bit --strategy tensor --nodes mac1,mac2 --json >"$TMP/same.json"

@@ -40,7 +40,7 @@ while [ $SECONDS -lt $deadline ]; do
 		"$CTL" nodes --json | jq_true - '.nodes[] | select(.name == "mac1") | .os_build == "25D125"'; then
 		"$CTL" place llama-3.3-70b:4bit --strategy tensor --nodes mac1,mac4 >/dev/null 2>"$TMP/mixed.err"
 		mixed=$?
-		"$CTL" place llama-3.3-70b:4bit --nodes mac1,mac4 --strategy pipeline --json >"$TMP/mixed.json" 2>&1
+		"$CTL" place glm-4.5-air:4bit --nodes mac1,mac4 --strategy pipeline --json >"$TMP/mixed.json" 2>&1
 	fi
 	st=$(jq -r .state "$TMP/ro.json")
 	[ "$st" = running ] || break

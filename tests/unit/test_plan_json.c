@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -20,8 +21,9 @@
 
 #define GIB (INT64_C(1) << 30)
 
+/* A plan of model on three Studios (kimi's pipeline under exo: 61 layers). */
 static struct plan *
-make_plan(void)
+plan_of(const char *model, enum plan_strategy st, enum plan_runtime rt)
 {
 	struct catalog_model *cat;
 	const struct catalog_model *m;
@@ -41,6 +43,8 @@ make_plan(void)
 		snprintf(nd->chip, sizeof(nd->chip), "Apple M3 Ultra");
 		nd->memory_bytes = 256 * GIB;
 		nd->available = 1;
+		snprintf(nd->lan_ipv4, sizeof(nd->lan_ipv4), "192.0.2.%d", 11 + i);
+		snprintf(nd->lan_from, sizeof(nd->lan_from), "en0, ethernet");
 	}
 	for (int a = 0; a < 3; a++)
 		for (int b = a + 1; b < 3; b++) {
@@ -52,13 +56,21 @@ make_plan(void)
 			snprintf(l->ipv4_b, sizeof(l->ipv4_b), "169.254.%d.2", a * 3 + b);
 		}
 	snprintf(in->cluster, sizeof(in->cluster), "lab");
-	assert_int_equal(catalog_find(cat, n, "kimi-k2-thinking:4bit", &m, &v, err, sizeof(err)), 0);
+	assert_int_equal(catalog_find(cat, n, model, &m, &v, err, sizeof(err)), 0);
 	place_opts_init(&o);
-	o.strategy = PLAN_PIPELINE;
+	o.strategy = st;
+	o.runtime = rt;
 	assert_int_equal(place_plan(m, v, in, &o, p, err, sizeof(err)), 0);
 	free(in);
 	free(cat);
 	return p;
+}
+
+static struct plan *
+make_plan(void)
+{
+	/* 61 layers over 3: exo's split (mlx-lm's cannot) */
+	return plan_of("kimi-k2-thinking:4bit", PLAN_PIPELINE, PLAN_RT_EXO);
 }
 
 static void
@@ -88,6 +100,50 @@ test_roundtrip(void **state)
 	json = plan_json_hostfile(p);
 	assert_non_null(strstr(json, "\"backend\":\t\"jaccl-ring\""));
 	assert_non_null(strstr(json, "\"rdma\":\t[null, \"rdma_en3\", \"rdma_en4\"]"));
+	free(json);
+	free(p);
+	free(q);
+}
+
+/* The estimate's range and what it was fitted to survive encode/decode; a
+ * plan stored before them reads as 0-0 and ""; a range upside down is refused. */
+static void
+test_estimate_roundtrip(void **state)
+{
+	struct plan *p = make_plan(), *q = calloc(1, sizeof(*q));
+	char err[256];
+
+	(void)state;
+	assert_true(p->estimate_low > 0);
+	assert_true(p->estimate_low < p->estimate_tokens_per_second);
+	assert_true(p->estimate_high > p->estimate_tokens_per_second);
+	assert_true(p->estimate_fitted_to[0] != '\0');
+	char *json = plan_json(p);
+	assert_int_equal(plan_json_decode(json, strlen(json), q, err, sizeof(err)), 0);
+	assert_true(fabs(q->estimate_tokens_per_second - p->estimate_tokens_per_second) < 0.006);
+	assert_true(fabs(q->estimate_low - p->estimate_low) < 0.006);
+	assert_true(fabs(q->estimate_high - p->estimate_high) < 0.006);
+	assert_string_equal(q->estimate_fitted_to, p->estimate_fitted_to);
+	free(json);
+	/* without the fields */
+	p->estimate_low = p->estimate_high = 0;
+	p->estimate_fitted_to[0] = '\0';
+	json = plan_json(p);
+	char *at = strstr(json, ",\"estimate_low\":0,\"estimate_high\":0,\"estimate_fitted_to\":\"\"");
+	assert_non_null(at);
+	memmove(at, at + strlen(",\"estimate_low\":0,\"estimate_high\":0,\"estimate_fitted_to\":\"\""),
+	    strlen(at) - strlen(",\"estimate_low\":0,\"estimate_high\":0,\"estimate_fitted_to\":\"\"") + 1);
+	assert_null(strstr(json, "estimate_low"));
+	assert_int_equal(plan_json_decode(json, strlen(json), q, err, sizeof(err)), 0);
+	assert_true(q->estimate_low == 0 && q->estimate_high == 0);
+	assert_string_equal(q->estimate_fitted_to, "");
+	free(json);
+	/* low above high */
+	p->estimate_low = 30;
+	p->estimate_high = 20;
+	json = plan_json(p);
+	assert_int_equal(plan_json_decode(json, strlen(json), q, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "estimate_low"));
 	free(json);
 	free(p);
 	free(q);
@@ -177,7 +233,16 @@ test_plan_print(void **state)
 	assert_non_null(strstr(buf, "kimi-k2-thinking:4bit on lab: pipeline over"));
 	assert_non_null(strstr(buf, "\nRANK  NODE  LAYERS"));
 	assert_non_null(strstr(buf, "hostfile: /tmp/h.json\n"));
-	assert_non_null(strstr(buf, "launch: mlx.launch --backend jaccl-ring --hostfile /tmp/h.json --"));
+	char want[96];
+	snprintf(want, sizeof(want), "\nestimate: decode ~%.0f tokens/s (%.0f-%.0f)\n",
+	    p->estimate_tokens_per_second, p->estimate_low, p->estimate_high);
+	if (p->estimate_tokens_per_second < 10)
+		snprintf(want, sizeof(want), "\nestimate: decode ~%.1f tokens/s (%.1f-%.1f)\n",
+		    p->estimate_tokens_per_second, p->estimate_low, p->estimate_high);
+	assert_non_null(strstr(buf, want));
+	assert_non_null(strstr(buf, "\nestimate fitted to: exo 1.0 Qwen3 235B"));
+	assert_non_null(strstr(buf, "runtime: exo\n"));
+	assert_null(strstr(buf, "launch:"));     /* exo starts it itself */
 	/* each rank's layers as first-last (count), adding up to 61 */
 	int total = 0;
 	for (int i = 0; i < p->n_ranks; i++) {
@@ -190,6 +255,23 @@ test_plan_print(void **state)
 	assert_int_equal(total, 61);
 	free(buf);
 	free(p);
+
+	/* mlx-lm: the launch line with the hostfile's path, the coordinator, the copy */
+	p = plan_of("llama-3.3-70b:4bit", PLAN_TENSOR, PLAN_RT_MLX_LM);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ctl_placement_print(f, p, "/tmp/h.json"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "launch: mlx.launch --backend jaccl --hostfile /tmp/h.json -- "
+	    "python3 -m mlx_lm chat --model /Users/Shared/tbmesh/models/llama-3.3-70b-4bit"));
+	assert_non_null(strstr(buf, "coordinator: 192.0.2.11:32323 (mac1's LAN address (en0, "
+	    "ethernet))\n"));
+	assert_non_null(strstr(buf, "prepare: ssh mac1 hf download "
+	    "mlx-community/Llama-3.3-70B-Instruct-4bit --local-dir "));
+	assert_non_null(strstr(buf, "copy: ssh mac2 mkdir -p "));
+	assert_non_null(strstr(buf, "runtime: mlx-lm\n"));
+	free(buf);
+	free(p);
 }
 
 int
@@ -197,6 +279,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_estimate_roundtrip),
 		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_ctl_place_args),
 		cmocka_unit_test(test_plan_print),

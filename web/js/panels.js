@@ -26,7 +26,8 @@ export function placementsHtml(list) {
   if (!list.length) return '<p class="muted">No placements.</p>';
   return list.map((p) => {
     const st = p.state || 'proposed';
-    const est = typeof p.estimate_tokens_per_second === 'number' ? p.estimate_tokens_per_second.toFixed(1) + ' tokens/s' : '—';
+    const range = p.estimate_high > 0 ? ` (${p.estimate_low.toFixed(0)}-${p.estimate_high.toFixed(0)})` : '';
+    const est = typeof p.estimate_tokens_per_second === 'number' ? p.estimate_tokens_per_second.toFixed(1) + ' tokens/s' + range : '—';
     return (
       `<article class="placement" data-id="${esc(p.id)}"><h3>${esc(p.model)} <span class="muted">on ${esc(p.cluster)}</span> ` +
       `<span class="state s-${esc(st)}">${esc(st)}</span></h3>` +
