@@ -3,7 +3,6 @@
  * prom.h), /v1/events and /v1/clusters.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "api_server.h"
 #include "ctrl.h"
 #include "prom.h"
+#include "textbuf.h"
 #include "version.h"
 #include "wmon.h"
 
@@ -25,37 +25,10 @@ api_healthz(struct api_req *rq, struct api_resp *rs)
 	api_body(rs, 200, strdup(buf));
 }
 
-struct text {
-	char *buf;
-	size_t len, cap;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	for (;;) {
-		va_start(ap, fmt);
-		int n = t->buf ? vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap) : -1;
-		va_end(ap);
-		if (n >= 0 && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t ncap = t->cap ? t->cap * 2 : 4096;
-		char *nb = realloc(t->buf, ncap);
-		if (nb == NULL)
-			return;
-		t->buf = nb;
-		t->cap = ncap;
-	}
-}
-
 static void
-counter(struct text *t, const char *name, const char *help, uint_fast64_t v)
+counter(struct textbuf *t, const char *name, const char *help, uint_fast64_t v)
 {
-	text_add(t, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
+	textbuf_printf(t, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
 	    (unsigned long long)v);
 }
 
@@ -78,7 +51,7 @@ void
 api_metrics(struct api_req *rq, struct api_resp *rs)
 {
 	struct ctrl_counters *k = &rq->c->ctr;
-	struct text t = { 0 };
+	struct textbuf t = { 0 };
 	int states[NODE_STATE_COUNT];
 	uint64_t cum = 0;
 
@@ -90,34 +63,34 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	    atomic_load(&k->enrollments));
 	counter(&t, "tbmesh_controller_commits_total",
 	    "Inventory transactions that stored reports.", atomic_load(&k->batches));
-	text_add(&t, "# HELP tbmesh_controller_request_duration_seconds API request latency.\n"
+	textbuf_printf(&t, "# HELP tbmesh_controller_request_duration_seconds API request latency.\n"
 	    "# TYPE tbmesh_controller_request_duration_seconds histogram\n");
 	for (int i = 0; i < CTRL_LAT_BUCKETS; i++) {
 		cum += atomic_load(&k->lat_bucket[i]);
-		text_add(&t, "tbmesh_controller_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
+		textbuf_printf(&t, "tbmesh_controller_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
 		    ctrl_lat_bounds[i], (unsigned long long)cum);
 	}
 	unsigned long long count = atomic_load(&k->lat_count);
-	text_add(&t, "tbmesh_controller_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
+	textbuf_printf(&t, "tbmesh_controller_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
 	    "tbmesh_controller_request_duration_seconds_sum %.6f\n"
 	    "tbmesh_controller_request_duration_seconds_count %llu\n", count,
 	    (double)atomic_load(&k->lat_sum_us) / 1e6, count);
 	registry_count_states(rq->c->reg, states);
-	text_add(&t, "# HELP tbmesh_controller_nodes Nodes by lifecycle state.\n"
+	textbuf_printf(&t, "# HELP tbmesh_controller_nodes Nodes by lifecycle state.\n"
 	    "# TYPE tbmesh_controller_nodes gauge\n");
 	for (int s = 0; s < NODE_STATE_COUNT; s++)
-		text_add(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
+		textbuf_printf(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
 		    api_node_state_str((enum node_state)s), states[s]);
 	char *per_node = node_metrics(rq->c);
 	if (per_node != NULL)
-		text_add(&t, "%s", per_node);
+		textbuf_printf(&t, "%s", per_node);
 	free(per_node);
 	char *wiring = rq->c->wmon ? wmon_metrics(rq->c->wmon) : NULL;
 	if (wiring != NULL)
-		text_add(&t, "%s", wiring);
+		textbuf_printf(&t, "%s", wiring);
 	free(wiring);
 	rs->ctype = "text/plain; version=0.0.4; charset=utf-8";
-	api_body(rs, 200, t.buf);
+	api_body(rs, 200, textbuf_take(&t));
 }
 
 void

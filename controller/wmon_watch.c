@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "ctrl.h"
 #include "log.h"
 #include "placement_ctrl.h"
+#include "textbuf.h"
 
 struct pending {
 	api_name node;
@@ -336,53 +336,12 @@ wmon_passes(struct wmon *m)
 
 /* ---- metrics ---- */
 
-struct buf {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-add(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = b->s ? vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap) : -1;
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		char *s = realloc(b->s, cap);
-
-		if (s == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-}
-
-/* A label value: \, " and newline escaped. */
-static void
-label(struct buf *b, const char *v)
-{
-	for (; *v; v++)
-		add(b, "%s%c", *v == '\\' || *v == '"' || *v == '\n' ? "\\" : "",
-		    *v == '\n' ? 'n' : *v);
-}
-
 char *
 wmon_metrics(struct wmon *m)
 {
-	struct buf b = { 0 };
+	struct textbuf b = { 0 };
 
-	add(&b, "# HELP tbmesh_wiring_link_pass Each expected Thunderbolt link of a cluster: "
+	textbuf_printf(&b, "# HELP tbmesh_wiring_link_pass Each expected Thunderbolt link of a cluster: "
 	    "1 when it passes, 0 when it fails; its verdict is a label.\n"
 	    "# TYPE tbmesh_wiring_link_pass gauge\n");
 	pthread_mutex_lock(&m->mu);
@@ -390,23 +349,19 @@ wmon_metrics(struct wmon *m)
 		for (int l = 0; l < m->states[k].n_links; l++) {
 			const struct wmon_link_state *s = &m->states[k].links[l];
 
-			add(&b, "tbmesh_wiring_link_pass{cluster=\"%s\",link=\"", m->states[k].cluster);
-			label(&b, s->expected);
-			add(&b, "\",a=\"%s\",b=\"%s\",verdict=\"%s\"} %d\n", s->a, s->b,
+			textbuf_printf(&b, "tbmesh_wiring_link_pass{cluster=\"%s\",link=\"", m->states[k].cluster);
+			textbuf_label_value(&b, s->expected);
+			textbuf_printf(&b, "\",a=\"%s\",b=\"%s\",verdict=\"%s\"} %d\n", s->a, s->b,
 			    wiring_verdict_str(s->verdict), s->pass);
 		}
-	add(&b, "# HELP tbmesh_wiring_cluster_verdict A cluster's wiring verdict: 1 for the "
+	textbuf_printf(&b, "# HELP tbmesh_wiring_cluster_verdict A cluster's wiring verdict: 1 for the "
 	    "verdict it has, 0 for the others.\n# TYPE tbmesh_wiring_cluster_verdict gauge\n");
 	for (int k = 0; k < m->n_states; k++)
 		for (int v = WIRING_TENSOR_READY; v <= WIRING_UNUSABLE; v++)
-			add(&b, "tbmesh_wiring_cluster_verdict{cluster=\"%s\",verdict=\"%s\"} %d\n",
+			textbuf_printf(&b, "tbmesh_wiring_cluster_verdict{cluster=\"%s\",verdict=\"%s\"} %d\n",
 			    m->states[k].cluster,
 			    wiring_cluster_verdict_str((enum wiring_cluster_verdict)v),
 			    m->states[k].verdict == (enum wiring_cluster_verdict)v);
 	pthread_mutex_unlock(&m->mu);
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return textbuf_take(&b);
 }

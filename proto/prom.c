@@ -13,13 +13,13 @@
 
 #include <arpa/inet.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
 #include "json_enc.h"
+#include "textbuf.h"
 
 /* host (no brackets) is 0.0.0.0 or :: (in any spelling). */
 static int
@@ -144,63 +144,26 @@ done:
 
 /* ---- the controller's per-node series ---- */
 
-struct text {
-	char *buf;
-	size_t len, cap;
-	int oom;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	while (!t->oom) {
-		va_start(ap, fmt);
-		int n = t->buf ? vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap) : -1;
-		va_end(ap);
-		if (n >= 0 && (size_t)n < t->cap - t->len) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		char *nb = realloc(t->buf, cap);
-		if (nb == NULL) {
-			t->oom = 1;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-}
-
-/* name="value", the value escaped as the exposition format wants (\\, \", \n). */
+/* name="value", the value escaped as the exposition format wants. */
 static void
-label(struct text *t, const char *sep, const char *name, const char *v)
+label(struct textbuf *t, const char *sep, const char *name, const char *v)
 {
-	add(t, "%s%s=\"", sep, name);
-	for (; *v != '\0'; v++) {
-		if (*v == '\\' || *v == '"')
-			add(t, "\\%c", *v);
-		else if (*v == '\n')
-			add(t, "\\n");
-		else
-			add(t, "%c", *v);
-	}
-	add(t, "\"");
+	textbuf_printf(t, "%s%s=\"", sep, name);
+	textbuf_label_value(t, v);
+	textbuf_printf(t, "\"");
 }
 
 static void
-family(struct text *t, const char *name, const char *help)
+family(struct textbuf *t, const char *name, const char *help)
 {
-	add(t, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	textbuf_printf(t, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
 /* name{cluster="...",node="..." (the rest of the labels follow) */
 static void
-node_series(struct text *t, const char *name, const struct api_node *nd)
+node_series(struct textbuf *t, const char *name, const struct api_node *nd)
 {
-	add(t, "%s", name);
+	textbuf_printf(t, "%s", name);
 	label(t, "{", "cluster", nd->cluster);
 	label(t, ",", "node", nd->name);
 }
@@ -208,7 +171,7 @@ node_series(struct text *t, const char *name, const struct api_node *nd)
 char *
 prom_node_metrics(const struct api_node *nodes, int n)
 {
-	struct text t = { 0 };
+	struct textbuf t = { 0 };
 	char v[32];
 
 	family(&t, "tbmesh_controller_node_state",
@@ -216,7 +179,7 @@ prom_node_metrics(const struct api_node *nodes, int n)
 	for (int i = 0; i < n; i++) {
 		node_series(&t, "tbmesh_controller_node_state", &nodes[i]);
 		label(&t, ",", "state", api_node_state_str(nodes[i].state));
-		add(&t, "} 1\n");
+		textbuf_printf(&t, "} 1\n");
 	}
 	family(&t, "tbmesh_controller_node_info",
 	    "Each node as its latest report describes it; the value is always 1.");
@@ -226,7 +189,7 @@ prom_node_metrics(const struct api_node *nodes, int n)
 		label(&t, ",", "chip", nodes[i].chip);
 		label(&t, ",", "os_version", nodes[i].os_version);
 		label(&t, ",", "os_build", nodes[i].os_build);
-		add(&t, "} 1\n");
+		textbuf_printf(&t, "} 1\n");
 	}
 	family(&t, "tbmesh_controller_node_last_report_timestamp_seconds",
 	    "When the node's latest current report arrived, in unix seconds.");
@@ -235,11 +198,7 @@ prom_node_metrics(const struct api_node *nodes, int n)
 			continue;
 		node_series(&t, "tbmesh_controller_node_last_report_timestamp_seconds", &nodes[i]);
 		json_fmt_double(v, sizeof(v), nodes[i].last_report_at);
-		add(&t, "} %s\n", v);
+		textbuf_printf(&t, "} %s\n", v);
 	}
-	if (t.oom) {
-		free(t.buf);
-		return NULL;
-	}
-	return t.buf;
+	return textbuf_take(&t);
 }
