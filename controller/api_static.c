@@ -1,7 +1,8 @@
 /*
  * The dashboard's static files: those compiled into the controller
- * (embedded.h) when no web root is configured, else the files under
- * web_root (--web-root, to serve a dashboard of one's own).  GET and HEAD only, "/" is
+ * (embedded.h) when no web root is configured, else the regular files
+ * under web_root (--web-root, to serve a dashboard of one's own), reached
+ * without a symbolic link (open_beneath).  GET and HEAD only, "/" is
  * index.html, paths limited to [A-Za-z0-9._/-] without "..", "//" or a
  * leading "." in a segment (so no way out of web_root and no hidden file), a
  * content type by extension, 404 (JSON, as the API's) for anything else.
@@ -126,6 +127,9 @@ queue(struct MHD_Connection *conn, struct MHD_Response *r, unsigned int status,
 	if (lastmod != NULL)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LAST_MODIFIED, lastmod);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* the dashboard is never framed by another page (clickjacking) */
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Content-Security-Policy", "frame-ancestors 'none'");
 	MHD_RESULT ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -157,6 +161,42 @@ static_embedded(struct MHD_Connection *conn, const char *rel, int *handled)
 }
 
 /*
+ * Open root/rel for reading, one component at a time from root: none may be
+ * a symbolic link (a link could lead out of root, to the admin token file),
+ * and nothing blocks (a FIFO opened without O_NONBLOCK would hold the one
+ * HTTP thread, and every route with it).  The caller checks it is a regular
+ * file.  The fd, or -1.
+ */
+static int
+open_beneath(const char *root, const char *rel)
+{
+	char comp[256];
+	const char *p = rel;
+	int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	while (dir != -1) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0 || n >= sizeof(comp))
+			break;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		int last = *p == '\0';
+		int fd = openat(dir, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+		    (last ? 0 : O_DIRECTORY));
+		close(dir);
+		if (last || fd == -1)
+			return fd;
+		dir = fd;
+	}
+	if (dir != -1)
+		close(dir);
+	return -1;
+}
+
+/*
  * Serve url from root when it names a regular file there, or from the files
  * compiled in when root is NULL: *handled = 1 and the result of queueing
  * the answer.  Otherwise *handled = 0 and the caller answers (404).
@@ -164,7 +204,7 @@ static_embedded(struct MHD_Connection *conn, const char *rel, int *handled)
 int
 api_static(struct MHD_Connection *conn, const char *root, const char *url, int *handled)
 {
-	char path[1024], etag[80], lastmod[40];
+	char etag[80], lastmod[40];
 	struct stat st;
 	struct MHD_Response *r;
 	int fd;
@@ -175,9 +215,7 @@ api_static(struct MHD_Connection *conn, const char *root, const char *url, int *
 	const char *rel = strcmp(url, "/") == 0 ? "/index.html" : url;
 	if (root == NULL)
 		return static_embedded(conn, rel, handled);
-	if ((size_t)snprintf(path, sizeof(path), "%s%s", root, rel) >= sizeof(path))
-		return MHD_NO;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open_beneath(root, rel)) == -1)
 		return MHD_NO;
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
