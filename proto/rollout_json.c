@@ -412,7 +412,36 @@ decode_request_fields(const cJSON *o, struct ro_campaign *c, char *err, size_t e
 		return -1;
 	}
 	c->max_unavailable = (int)mu;
-	c->dry_run = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dry_run"));
+	/* a dry run is asked for with true alone: "true" or 1 is refused, never
+	 * read as "not a dry run" (which would start a real update) */
+	const cJSON *dr = cJSON_GetObjectItemCaseSensitive(o, "dry_run");
+	if (dr != NULL && !cJSON_IsNull(dr) && !cJSON_IsBool(dr)) {
+		snprintf(err, errlen, "dry_run: must be true or false");
+		return -1;
+	}
+	c->dry_run = cJSON_IsTrue(dr);
+	return 0;
+}
+
+/* The keys a rollout request may have: a misspelt one ("dryrun") is refused,
+ * not ignored. */
+static int
+request_keys_known(const cJSON *o, char *err, size_t errlen)
+{
+	static const char *keys[] = { "cluster", "target", "label", "mode", "window",
+		"max_unavailable", "dry_run" };
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, o) {
+		size_t k = 0;
+		while (k < sizeof(keys) / sizeof(keys[0]) && strcmp(it->string, keys[k]) != 0)
+			k++;
+		if (k == sizeof(keys) / sizeof(keys[0])) {
+			snprintf(err, errlen, "%.64s: not a field of a rollout (cluster, target, "
+			    "label, mode, window, max_unavailable, dry_run)", it->string);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -426,7 +455,9 @@ ro_json_decode_request(const char *json, size_t len, struct ro_campaign *c, char
 	if (o == NULL)
 		return -1;
 	memset(c, 0, sizeof(*c));
-	rc = decode_request_fields(o, c, err, errlen);
+	rc = cJSON_IsObject(o) ? request_keys_known(o, err, errlen) : 0;
+	if (rc == 0)
+		rc = decode_request_fields(o, c, err, errlen);
 	cJSON_Delete(o);
 	return rc;
 }
