@@ -309,4 +309,43 @@ clean:
 distclean:
 	rm -rf build build-*
 
+# ---- fuzzing (tests/fuzz/) ------------------------------------------------
+#   make fuzz-build      the libFuzzer targets into $(B)/fuzz/ (clang, ASan+UBSan)
+#   make fuzz            builds them and runs each for FUZZ_SECONDS (default 60)
+# Each tests/fuzz/fuzz_*.c is one target, linked with the parsers it calls:
+# proto/*.c, agent/darwin_*.c and controller/wiring*.c compiled again with
+# FUZZ_CC and the sanitizers into $(B)/fuzz/obj/ (libfuzzparse.a).  Seeds:
+# tests/fuzz/corpus/<target>/ and the fixtures fuzz.sh names; what a run
+# finds goes to $(B)/fuzz/corpus/<target>/, crashes to $(B)/fuzz/crash-*.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := $(WARN) -g -O1 $(FUZZ_SANFLAGS)
+FUZZ_DIR := $(B)/fuzz
+FUZZ_LIB_SRC := $(PROTO_SRC) $(sort $(wildcard agent/darwin_*.c)) \
+	$(sort $(wildcard controller/wiring*.c))
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_LIBS := $(call pkg_libs,libcjson) -lm
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/libfuzzparse.a: $(FUZZ_LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_DIR)/libfuzzparse.a
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_DIR)/libfuzzparse.a $(FUZZ_LIBS)
+
+fuzz: fuzz-build
+	@B=$(B) FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_NOBUILD=1 bash tests/integration/fuzz.sh
+# ---- end of fuzzing --------------------------------------------------------
+
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

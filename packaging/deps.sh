@@ -56,6 +56,8 @@ cmd node           node:nodejs                          nodejs                  
 cmd npm            npm                                  npm                      node
 cmd python3        python3                              python3                  -
 cmd ruby           ruby                                 ruby                     -
+cmd clang          clang                                clang                    llvm
+cmd libfuzzer      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a:/usr/lib/llvm-*/lib/clang/*/lib/*-linux-gnu/libclang_rt.fuzzer.a libclang-rt-dev -
 cmd ssh            ssh                                  openssh-client           -
 cmd sshd           sshd:/usr/sbin/sshd                  openssh-server           -
 cmd ip             ip:/usr/sbin/ip:/sbin/ip             iproute2                 -
@@ -82,11 +84,12 @@ detect_os() {
 }
 OS=$(detect_os)
 
-# found SPEC: is one of SPEC's ':'-separated commands or paths there?
+# found SPEC: is one of SPEC's ':'-separated commands or paths there?  A path
+# may hold globs (the fuzzer runtime's directory names clang's version).
 found() {
 	for c in $(echo "$1" | tr ':' ' '); do
 		case "$c" in
-		/*) [ -x "${DEPS_SYSROOT:-}$c" ] && return 0 ;;
+		/*) for f in ${DEPS_SYSROOT:-}$c; do [ -e "$f" ] && return 0; done ;;
 		*) command -v "$c" >/dev/null 2>&1 && return 0 ;;
 		esac
 	done
@@ -98,7 +101,7 @@ found() {
 # ships ssh, sshd, curl, openssl, sqlite3, python3, ruby and ps itself.
 applies() {
 	case "$OS:$1" in
-	macos:ip|macos:strace) return 1 ;;
+	macos:ip|macos:strace|macos:libfuzzer) return 1 ;;
 	esac
 	return 0
 }

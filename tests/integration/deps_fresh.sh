@@ -80,7 +80,7 @@ fresh DEPS_OS=macos sh "$DEPS" --dry-run >"$TMP/mac.out" 2>&1
 check_eq "macOS: a dry run exits 0" 0 "$?"
 brew=$(sed -n 's/^deps.sh: would install (macos): //p' "$TMP/mac.out" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 check_eq "macOS: Homebrew's formulae, each once" \
-	"chromium cjson cmocka coreutils curl gnutls jq libmicrohttpd libssh node node_exporter pkgconf prometheus sqlite " \
+	"chromium cjson cmocka coreutils curl gnutls jq libmicrohttpd libssh llvm node node_exporter pkgconf prometheus sqlite " \
 	"$brew"
 
 # Nothing is missing on this machine's own PATH once make check has run deps.
