@@ -27,6 +27,7 @@
 #define TBMESH_WIRING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api.h"
 #include "report.h"
@@ -72,6 +73,19 @@ enum wiring_cluster_verdict {
 
 enum wiring_freshness { WIRING_REPORT_NONE = 0, WIRING_REPORT_STALE, WIRING_REPORT_FRESH };
 
+/*
+ * Where the OS update rollout open on the cluster (running, paused or
+ * halted) is with a node (DESIGN.md "Rolling OS updates").  os-skew on a
+ * link between a node the rollout has updated (or is updating) and one it
+ * has not reached yet is expected: see wiring_link.expected_during_rollout.
+ */
+enum wiring_rollout_phase {
+	WIRING_RO_NONE = 0,   /* no open rollout has this node */
+	WIRING_RO_NOT_YET,    /* not reached yet (pending, or before its install): the old build */
+	WIRING_RO_UPDATING,   /* installing or restarting: either build */
+	WIRING_RO_UPDATED     /* at verify or past it, or skipped at the target */
+};
+
 /* ---- input ---------------------------------------------------------- */
 
 struct wiring_port {
@@ -109,6 +123,9 @@ struct wiring_node {
 	struct wiring_rdma_device devices[WIRING_DEVICES_MAX];
 	enum tri bridge_active;           /* bridge0 active ... */
 	int bridge_tb_members;            /* ... with this many Thunderbolt members */
+	int64_t rollout_id;               /* the open rollout that has this node; 0 none
+					     (not from a report: the caller's) */
+	enum wiring_rollout_phase rollout_phase;
 };
 
 /* One end of a planned link: a node and its receptacle ("" any). */
@@ -159,6 +176,12 @@ struct wiring_link {
 	char evidence_a[384];             /* what a reports */
 	char evidence_b[384];
 	char fix[512];                    /* "" null */
+	int64_t expected_during_rollout;  /* os-skew is the link's only problem and
+					     rollout N expects it (one end updated or
+					     updating, the other not yet): N; else 0.
+					     The link still does not pass (RDMA peers
+					     need matching builds); the rollout's
+					     verify counts it as passing. */
 };
 
 struct wiring_result {
@@ -225,9 +248,24 @@ int wiring_pair_link(const struct wiring_result *r, const char *a, const char *b
 int wiring_pair_links(const struct wiring_result *r, const char *a, const char *b,
     struct wiring_pair *out, int max);
 
-/* 1 when every expected link touching node passes (and it has at least one
- * when the cluster has two nodes or more); 0 otherwise. */
+/* 1 when every expected link touching node passes or only has an os-skew
+ * a running rollout expects (expected_during_rollout), and it has at least
+ * one when the cluster has two nodes or more; 0 otherwise. */
 int wiring_node_links_pass(const struct wiring_result *r, const char *node);
+
+/* 1 when the link passes, or its only problem is an os-skew a rollout
+ * expects (what a rollout's verify accepts). */
+int wiring_link_ok_during_rollout(const struct wiring_link *l);
+
+/*
+ * The rule: the id of the rollout that expects an os-skew between nodes a
+ * and b when problems (a link's bits) is os-skew alone, both nodes are in
+ * the same open rollout and it has updated (or is updating) one of them and
+ * not yet updated the other; 0 otherwise (os-skew with another problem,
+ * between two updated nodes, between two not reached yet, no rollout).
+ */
+int64_t wiring_skew_expected(const struct wiring_node *a, const struct wiring_node *b,
+    unsigned problems);
 
 /* 1 when every expected link passes. */
 int wiring_all_pass(const struct wiring_result *r);

@@ -209,6 +209,12 @@ link_reasons(struct wiring_result *r, const struct wiring_graph *g)
 		if (l->verdict == WIRING_UNKNOWN) {
 			unknown_reasons(r, g, l);
 			unknown++;
+		} else if (r->n_reasons < REASONS_MAX - 1 && l->expected_during_rollout != 0) {
+			char why[48];
+
+			snprintf(why, sizeof(why), "os-skew, expected during rollout %lld",
+			    (long long)l->expected_during_rollout);
+			reason(r, "%.200s: %.47s", l->expected, why);
 		} else if (r->n_reasons < REASONS_MAX - 1)
 			reason(r, "%.200s: %s", l->expected, wiring_verdict_str(l->verdict));
 		failing++;
@@ -359,11 +365,18 @@ wiring_node_links_pass(const struct wiring_result *r, const char *node)
 
 		if (strcmp(l->a.node, node) != 0 && strcmp(l->b.node, node) != 0)
 			continue;
-		if (!l->pass)
+		if (!wiring_link_ok_during_rollout(l))
 			return 0;
 		seen++;
 	}
 	return seen > 0 || r->n_nodes < 2;
+}
+
+int
+wiring_link_ok_during_rollout(const struct wiring_link *l)
+{
+	return l->pass || (l->expected_during_rollout != 0 &&
+	    l->problems == (1u << WIRING_OS_SKEW));
 }
 
 int

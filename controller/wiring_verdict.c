@@ -2,7 +2,9 @@
  * One link's verdict: which of DESIGN.md's problems an observed cable has
  * (unknown, one-sided, bridge-loop, rdma-off, port-down, no-ipv4, degraded,
  * os-skew), and, against what was expected, whether it is missing or
- * miswired.  The verdict is the first problem in enum order.
+ * miswired.  The verdict is the first problem in enum order.  An os-skew
+ * that an open OS update rollout expects (wiring_skew_expected()) keeps its
+ * verdict and says so: expected_during_rollout and the fix.
  */
 #include "wiring_int.h"
 
@@ -210,6 +212,45 @@ want_problems(const struct wiring_graph *g, const struct wiring_want *w,
 	return bits;
 }
 
+int64_t
+wiring_skew_expected(const struct wiring_node *a, const struct wiring_node *b,
+    unsigned problems)
+{
+	if (problems != BIT(WIRING_OS_SKEW) || a->rollout_id == 0 ||
+	    a->rollout_id != b->rollout_id || a->rollout_phase == WIRING_RO_NONE ||
+	    b->rollout_phase == WIRING_RO_NONE)
+		return 0;
+	if (a->rollout_phase == WIRING_RO_UPDATED && b->rollout_phase == WIRING_RO_UPDATED)
+		return 0;     /* both updated: they should be on the same build */
+	if (a->rollout_phase == WIRING_RO_NOT_YET && b->rollout_phase == WIRING_RO_NOT_YET)
+		return 0;     /* neither reached: the skew was there before */
+	return a->rollout_id;
+}
+
+static const char *
+phase_text(enum wiring_rollout_phase p)
+{
+	return p == WIRING_RO_UPDATED ? "updated" : p == WIRING_RO_UPDATING ? "updating" :
+	    "not updated yet";
+}
+
+/* "os-skew, expected during rollout 3: mac1 (25D125) updated, mac2 (25C56)
+ * not updated yet; nothing to fix, the rollout brings both to its target" */
+static void
+expected_skew_fix(const struct wiring_node *a, const struct wiring_node *b, int64_t id,
+    struct wiring_link *l)
+{
+	struct wiring_sb sb;
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lld", (long long)id);
+	wiring_sb_init(&sb, l->fix, sizeof(l->fix));
+	wiring_sb_cat(&sb, "os-skew, expected during rollout ", num, ": ", a->name, " (",
+	    a->os_build, ") ", phase_text(a->rollout_phase), ", ", b->name, " (", b->os_build,
+	    ") ", phase_text(b->rollout_phase), "; nothing to fix, the rollout brings both to "
+	    "its target", (char *)NULL);
+}
+
 void
 wiring_judge(const struct wiring_graph *g, const struct wiring_want *w,
     const struct wiring_edge *e, const struct wiring_edge *oa,
@@ -239,4 +280,11 @@ wiring_judge(const struct wiring_graph *g, const struct wiring_want *w,
 	l->pass = l->problems == 0;
 	l->cabled = e != NULL && e->bi >= 0;
 	wiring_fix_text(g, w, e, oa, ob, l);
+	if (w->ai >= 0 && w->bi >= 0) {
+		const struct wiring_node *na = &g->nodes[w->ai], *nb = &g->nodes[w->bi];
+
+		l->expected_during_rollout = wiring_skew_expected(na, nb, l->problems);
+		if (l->expected_during_rollout != 0)
+			expected_skew_fix(na, nb, l->expected_during_rollout, l);
+	}
 }

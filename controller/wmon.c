@@ -361,6 +361,7 @@ wmon_cluster_free(struct wmon_cluster_in *ci)
 	for (int k = 0; k < ci->n_members; k++)
 		free(ci->json[k]);
 	free(ci->json);
+	free(ci->ro_phase);
 	memset(ci, 0, sizeof(*ci));
 }
 
@@ -374,6 +375,49 @@ cached(struct wmon *m, const char *node)
 	have = wmon_node_get(m, node, 0) != NULL;
 	pthread_mutex_unlock(&m->mu);
 	return have;
+}
+
+/* Where a rollout is with a node at step s (see enum wiring_rollout_phase). */
+static enum wiring_rollout_phase
+ro_phase(const struct ro_node *n)
+{
+	enum ro_step s = n->step == RO_FAILED ? n->failed_step : n->step;
+
+	switch (s) {
+	case RO_INSTALL:
+	case RO_WAIT:
+		return WIRING_RO_UPDATING;
+	case RO_VERIFY:
+	case RO_UNCORDON:
+	case RO_DONE:
+	case RO_SKIPPED:
+		return WIRING_RO_UPDATED;
+	default:
+		return WIRING_RO_NOT_YET;
+	}
+}
+
+/* The rollout open on ci's cluster and each member's phase in it; inv_mu
+ * held.  No rollout (or one the inventory cannot give) leaves them 0. */
+static void
+load_rollout(struct wmon *m, struct wmon_cluster_in *ci)
+{
+	struct ro_campaign *camp;
+	int64_t id = 0;
+
+	if (inv_rollout_open_on(m->c->inv, ci->name, &id) != 0 || id == 0)
+		return;
+	if ((camp = malloc(sizeof(*camp))) == NULL)
+		return;
+	if (inv_rollout_get(m->c->inv, id, camp) == 0 && camp->state != RO_ABORTED &&
+	    camp->state != RO_FINISHED) {
+		ci->rollout_id = id;
+		for (int k = 0; k < ci->n_members; k++)
+			for (int i = 0; i < camp->n; i++)
+				if (strcmp(camp->nodes[i].node, ci->members[k].name) == 0)
+					ci->ro_phase[k] = ro_phase(&camp->nodes[i]);
+	}
+	free(camp);
 }
 
 /*
@@ -396,7 +440,8 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 		k += strcmp(all[i].cluster, cluster) == 0;
 	ci->members = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->members));
 	ci->json = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->json));
-	if (ci->members == NULL || ci->json == NULL)
+	ci->ro_phase = calloc((size_t)(k > 0 ? k : 1), sizeof(*ci->ro_phase));
+	if (ci->members == NULL || ci->json == NULL || ci->ro_phase == NULL)
 		return -1;
 	/* every member, however many: wiring_check refuses a cluster beyond
 	 * WIRING_NODES_MAX with a reason rather than checking part of it */
@@ -409,6 +454,7 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 			ci->json[ci->n_members] = NULL;
 		ci->n_members++;
 	}
+	load_rollout(m, ci);
 	return 0;
 }
 
@@ -495,8 +541,13 @@ member_nodes(struct wmon *m, struct wmon_cluster_in *ci, double now)
 
 	fill_missing(m, ci);
 	nodes = calloc((size_t)(ci->n_members > 0 ? ci->n_members : 1), sizeof(*nodes));
-	for (int k = 0; nodes != NULL && k < ci->n_members; k++)
+	for (int k = 0; nodes != NULL && k < ci->n_members; k++) {
 		member_node(m, &ci->members[k], now, &nodes[k]);
+		if (ci->rollout_id != 0 && ci->ro_phase[k] != WIRING_RO_NONE) {
+			nodes[k].rollout_id = ci->rollout_id;
+			nodes[k].rollout_phase = ci->ro_phase[k];
+		}
+	}
 	return nodes;
 }
 

@@ -65,6 +65,8 @@ struct wmon_cluster_in {
 	int n_members;
 	struct api_node *members;      /* sorted by name: the ring's order */
 	char **json;                   /* stored reports of members not cached */
+	int64_t rollout_id;            /* the rollout open on the cluster; 0 none */
+	enum wiring_rollout_phase *ro_phase;  /* per member: where that rollout is with it */
 };
 
 struct wmon_node *wmon_node_get(struct wmon *m, const char *name, int create);

@@ -67,6 +67,11 @@ link_json(const struct wiring_link *l, int expected)
 	cJSON_AddStringToObject(o, "verdict", wiring_verdict_str(l->verdict));
 	cJSON_AddItemToObject(o, "problems", problems_json(l->problems));
 	cJSON_AddBoolToObject(o, "pass", l->pass);
+	if (l->expected_during_rollout != 0)
+		cJSON_AddNumberToObject(o, "expected_during_rollout",
+		    (double)l->expected_during_rollout);
+	else if (expected)
+		cJSON_AddNullToObject(o, "expected_during_rollout");
 	add_num(o, "speed_gbps", l->speed_gbps);
 	if (expected)
 		add_str(o, "expected", l->expected);
@@ -195,6 +200,9 @@ dec_link(struct dec *d, const cJSON *o, struct wiring_link *l, const char *path)
 			l->problems |= 1u << v;
 	}
 	l->pass = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "pass"));
+	pr = cJSON_GetObjectItemCaseSensitive(o, "expected_during_rollout");
+	if (cJSON_IsNumber(pr) && pr->valuedouble >= 1 && pr->valuedouble < 9e15)
+		l->expected_during_rollout = (int64_t)pr->valuedouble;
 	l->speed_gbps = get_num(o, "speed_gbps");
 	return 0;
 }

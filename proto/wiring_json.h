@@ -6,8 +6,10 @@
  *   {"cluster", "topology", "checked_at", "verdict", "verdict_text",
  *    "reasons": [...], "nodes": [...],
  *    "links": [{"id", "a": SIDE, "b": SIDE, "verdict", "problems": [...],
- *               "pass", "speed_gbps", "expected", "actual",
- *               "evidence": {"a", "b"}, "fix"}],
+ *               "pass", "expected_during_rollout" (the rollout's id when
+ *               an os-skew is the link's only problem and that open
+ *               rollout expects it; else null), "speed_gbps", "expected",
+ *               "actual", "evidence": {"a", "b"}, "fix"}],
  *    "unexpected": [{"id", "a", "b", "verdict", "problems", "pass",
  *                    "speed_gbps", "actual", "evidence", "fix"}]}
  *   SIDE = {"node", "receptacle", "interface", "rdma_device", "ipv4"}

@@ -7,11 +7,15 @@
 # node on the target, installed exactly once, every step recorded once, and
 # never more than one node out of service.  A placement on mac2 is drained
 # once and restored once, however often the controller died in between.
+# The three Macs are cabled in a full mesh (rollout_cable): each verify
+# meets os-skew toward the nodes not reached yet, expected, and passes.
 . "$(dirname "$0")/../lib/common.sh"
 . "$TOP/tests/lib/macnode.sh"
 . "$TOP/tests/lib/rollout.sh"
 ROLLOUT_CTRL_OPTS="--boot-timeout 60 --catalog $TOP/data/catalog.json"
 rollout_setup trio mac1 mac2 mac3 || { not_ok "setup"; done_testing; }
+rollout_cable mac1 mac2 mac3 || { not_ok "cabling"; done_testing; }
+rollout_wiring_pass trio 30 || { "$CTL" wiring check trio; not_ok "cabled mesh passes"; done_testing; }
 pid2=$("$CTL" place llama-3.3-70b:4bit --nodes mac2 --apply --json | jq -r .id)
 check "a placement on mac2 ($pid2)" test "$pid2" -gt 0
 PORT=${CTRL_URL##*:}

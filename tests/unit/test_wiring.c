@@ -311,6 +311,147 @@ test_one_sided(void **state)
 	fx_free(c);
 }
 
+
+/* Set where rollout id is with each of mac1..mac4 (os-skew.json: mac4 on
+ * 25D125, the others on 25C56). */
+static void
+ro_phases(struct fx_cluster *c, int64_t id, const enum wiring_rollout_phase *ph)
+{
+	for (int i = 0; i < c->n; i++) {
+		c->nodes[i].rollout_id = ph[i] != WIRING_RO_NONE ? id : 0;
+		c->nodes[i].rollout_phase = ph[i];
+	}
+}
+
+static void
+test_os_skew_during_rollout(void **state)
+{
+	struct fx_cluster *c = fx_load("os-skew.json");
+	struct wiring_result *r;
+	const struct wiring_link *l;
+	/* rollout 3 has updated mac4; mac1..mac3 not yet */
+	const enum wiring_rollout_phase reached[] = { WIRING_RO_NOT_YET, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_UPDATED };
+	const enum wiring_rollout_phase updating[] = { WIRING_RO_UPDATING, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_UPDATED };
+	struct wiring_pair pr;
+
+	(void)state;
+	assert_non_null(c);
+	/* no rollout: a fault, as ever */
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	l = fx_link(r, "mac1", "mac4");
+	assert_int_equal(l->verdict, WIRING_OS_SKEW);
+	assert_int_equal(l->expected_during_rollout, 0);
+	assert_int_equal(wiring_link_ok_during_rollout(l), 0);
+	assert_int_equal(wiring_node_links_pass(r, "mac4"), 0);
+	wiring_result_free(r);
+
+	/* mac4 updated by rollout 3, the others not yet: expected, and said so */
+	ro_phases(c, 3, reached);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	for (int k = 0; k < r->n_links; k++) {
+		l = &r->links[k];
+		assert_int_equal(l->expected_during_rollout, touches(l, "mac4") ? 3 : 0);
+	}
+	l = fx_link(r, "mac1", "mac4");
+	assert_int_equal(l->verdict, WIRING_OS_SKEW);   /* still os-skew ... */
+	assert_int_equal(l->pass, 0);                   /* ... no RDMA across builds ... */
+	assert_int_equal(wiring_link_ok_during_rollout(l), 1);  /* ... but verify passes it */
+	assert_string_equal(l->fix, "os-skew, expected during rollout 3: mac1 (25C56) not "
+	    "updated yet, mac4 (25D125) updated; nothing to fix, the rollout brings both to "
+	    "its target");
+	assert_int_equal(wiring_node_links_pass(r, "mac4"), 1);
+	assert_int_equal(wiring_node_links_pass(r, "mac1"), 1);
+	assert_int_equal(wiring_pair_link(r, "mac1", "mac4", &pr), 0);  /* placement refuses it */
+	{
+		int found = 0;
+
+		for (int k = 0; k < r->n_reasons; k++)
+			found += strstr(r->reasons[k], "os-skew, expected during rollout 3") != NULL;
+		assert_int_equal(found, 3);
+	}
+	wiring_result_free(r);
+
+	/* mac1 being updated, mac4 updated: expected too (mac1 may be on either build) */
+	ro_phases(c, 3, updating);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	assert_int_equal(fx_link(r, "mac1", "mac4")->expected_during_rollout, 3);
+	assert_int_equal(fx_link(r, "mac2", "mac4")->expected_during_rollout, 3);
+	wiring_result_free(r);
+	fx_free(c);
+}
+
+/* The os-skews a rollout does not expect: they stay faults. */
+static void
+test_os_skew_rollout_faults(void **state)
+{
+	struct fx_cluster *c = fx_load("os-skew.json");
+	struct wiring_result *r;
+	const struct wiring_link *l;
+	const enum wiring_rollout_phase reached[] = { WIRING_RO_NOT_YET, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_UPDATED };
+	const enum wiring_rollout_phase both_updated[] = { WIRING_RO_UPDATED, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_UPDATED };
+	const enum wiring_rollout_phase none_reached[] = { WIRING_RO_NOT_YET, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_NOT_YET };
+	const enum wiring_rollout_phase outside[] = { WIRING_RO_NOT_YET, WIRING_RO_NOT_YET,
+		WIRING_RO_NOT_YET, WIRING_RO_NONE };
+	char r1[32];
+
+	(void)state;
+	assert_non_null(c);
+	/* mac1 and mac4 both updated yet on different builds: a fault */
+	ro_phases(c, 3, both_updated);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	l = fx_link(r, "mac1", "mac4");
+	assert_int_equal(l->expected_during_rollout, 0);
+	assert_non_null(strstr(l->fix, "bring mac1 (25C56) and mac4 (25D125) to the same"));
+	assert_int_equal(wiring_node_links_pass(r, "mac1"), 0);
+	assert_int_equal(fx_link(r, "mac2", "mac4")->expected_during_rollout, 3);
+	wiring_result_free(r);
+
+	/* neither reached: the skew was there before the rollout */
+	ro_phases(c, 3, none_reached);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	assert_int_equal(fx_link(r, "mac1", "mac4")->expected_during_rollout, 0);
+	assert_int_equal(wiring_node_links_pass(r, "mac4"), 0);
+	wiring_result_free(r);
+
+	/* mac4 outside the rollout: a fault */
+	ro_phases(c, 3, outside);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	assert_int_equal(fx_link(r, "mac1", "mac4")->expected_during_rollout, 0);
+	wiring_result_free(r);
+
+	/* two rollouts (ids differ): a fault */
+	ro_phases(c, 3, reached);
+	c->nodes[3].rollout_id = 4;
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	assert_int_equal(fx_link(r, "mac1", "mac4")->expected_during_rollout, 0);
+	wiring_result_free(r);
+
+	/* os-skew and degraded: the rollout does not excuse the other fault */
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	l = fx_link(r, "mac1", "mac4");
+	snprintf(r1, sizeof(r1), "%s", strcmp(l->a.node, "mac1") == 0 ? l->a.receptacle :
+	    l->b.receptacle);
+	wiring_result_free(r);
+	assert_non_null(fx_port(c, 0, r1));
+	fx_port(c, 0, r1)->speed_gbps = 40;
+	fx_refresh(c);
+	ro_phases(c, 3, reached);
+	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
+	l = fx_link(r, "mac1", "mac4");
+	assert_int_equal(l->problems, BIT(WIRING_DEGRADED) | BIT(WIRING_OS_SKEW));
+	assert_int_equal(l->expected_during_rollout, 0);
+	assert_int_equal(wiring_link_ok_during_rollout(l), 0);
+	assert_int_equal(wiring_node_links_pass(r, "mac4"), 0);
+	assert_int_equal(fx_link(r, "mac2", "mac4")->expected_during_rollout, 3);
+	wiring_result_free(r);
+	fx_free(c);
+}
+
 static void
 test_combination(void **state)
 {
@@ -522,6 +663,8 @@ main(void)
 		cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_no_ipv4),
 		cmocka_unit_test(test_os_skew),
+		cmocka_unit_test(test_os_skew_during_rollout),
+		cmocka_unit_test(test_os_skew_rollout_faults),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_one_sided),
 		cmocka_unit_test(test_combination),

@@ -3,6 +3,9 @@
 // shown by colour AND by the line's dash pattern, a marker shape and words,
 // so that it reads without colour.  Hovering or focusing a link (each one is
 // focusable) shows its evidence and fix in the panel beside the drawing.
+// An os-skew a running rollout expects (expected_during_rollout) is drawn as
+// expected ("os-skew, expected (rollout 3)", grey, data-verdict="expected"),
+// not as a fault.
 //
 // mountWiring(el) and renderWiring(el, w) work on an element holding
 // .verdict, .topo-wrap, .topo-box and .link-detail (a cluster's section).
@@ -21,6 +24,8 @@ const STYLE = {
   degraded: ['warn', '▲', 'degraded'],
   unknown: ['unknown', '?', 'unknown'],
   unexpected: ['extra', '◆', 'unexpected'],
+  // os-skew that the open rollout expects (expected_during_rollout): not a fault
+  expected: ['unknown', '⧖', 'os-skew, expected'],
 };
 const FAIL = ['bad', '✗'];
 
@@ -53,7 +58,8 @@ function layout(names) {
 /** Every link and unexpected cable, as drawable items. */
 function items(w) {
   const out = [];
-  (w.links || []).forEach((l, i) => out.push({ key: l.id || 'link' + i, l, verdict: l.verdict }));
+  (w.links || []).forEach((l, i) =>
+    out.push({ key: l.id || 'link' + i, l, verdict: l.expected_during_rollout ? 'expected' : l.verdict }));
   (w.unexpected || []).forEach((u, i) => out.push({ key: 'unexpected' + i, l: u, verdict: 'unexpected' }));
   return out;
 }
@@ -117,11 +123,15 @@ function linkSvg(it, pos, k, m, taken) {
   if (!p || !q) return '';
   const c = curve(p, q, k, m);
   const st = linkStyle(it.verdict);
-  const words = it.verdict === 'pass' ? gbps(l.speed_gbps) : st.words + (typeof l.speed_gbps === 'number' ? ' ' + l.speed_gbps + 'G' : '');
+  const words = it.verdict === 'pass' ? gbps(l.speed_gbps)
+    : it.verdict === 'expected' ? `${st.words} (rollout ${l.expected_during_rollout})`
+    : st.words + (typeof l.speed_gbps === 'number' ? ' ' + l.speed_gbps + 'G' : '');
   const mid = placeLabel(p, c, q, (words.length + 2) * 6.5, taken);
   const pa = near(p, c, PORT_AT), pb = near(q, c, PORT_AT);
   const f = (v) => v.toFixed(1);
-  const label = `${endName(a)} to ${endName(b)}: ${st.words}, ${gbps(l.speed_gbps)}`;
+  const label = `${endName(a)} to ${endName(b)}: ` +
+    (it.verdict === 'expected' ? `os-skew, expected during rollout ${l.expected_during_rollout}` : st.words) +
+    `, ${gbps(l.speed_gbps)}`;
   return (
     `<g class="link ${st.cls}" tabindex="0" role="button" data-key="${esc(it.key)}" data-verdict="${esc(it.verdict)}" aria-label="${esc(label)}">` +
     `<path class="hit" d="M${f(p[0])} ${f(p[1])}Q${f(c[0])} ${f(c[1])} ${f(q[0])} ${f(q[1])}"/>` +
@@ -165,10 +175,10 @@ export function linkDetail(w, key) {
   if (!it) return '';
   const l = it.l, st = linkStyle(it.verdict);
   const ev = l.evidence || {};
-  const probs = (l.problems || []).filter((p) => p !== it.verdict);
+  const probs = (l.problems || []).filter((p) => p !== it.verdict && !(it.verdict === 'expected' && p === 'os-skew'));
   const row = (k, v) => (v ? `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>` : '');
   return (
-    `<h4><span class="badge ${st.cls}">${esc(st.sym + ' ' + st.words)}</span> ${esc(endName(l.a))} — ${esc(endName(l.b))}</h4>` +
+    `<h4><span class="badge ${st.cls}">${esc(st.sym + ' ' + (it.verdict === 'expected' ? `os-skew, expected during rollout ${l.expected_during_rollout}` : st.words))}</span> ${esc(endName(l.a))} — ${esc(endName(l.b))}</h4>` +
     `<dl>` +
     row('Also', probs.join(', ')) +
     row('Speed', gbps(l.speed_gbps)) +
@@ -178,7 +188,8 @@ export function linkDetail(w, key) {
     row('Evidence ' + ((l.b && l.b.node) || 'b'), ev.b) +
     row('Interfaces', [l.a, l.b].filter(Boolean).map((e) => `${e.node}: ${e.interface || '?'} ${e.rdma_device || ''} ${e.ipv4 || 'no IPv4'}`).join('; ')) +
     `</dl>` +
-    (l.fix ? `<p class="fix"><strong>Fix:</strong> ${esc(l.fix)}</p>` : `<p class="fix none">Nothing to fix.</p>`)
+    (l.fix && it.verdict === 'expected' ? `<p class="fix none">${esc(l.fix)}</p>`
+      : l.fix ? `<p class="fix"><strong>Fix:</strong> ${esc(l.fix)}</p>` : `<p class="fix none">Nothing to fix.</p>`)
   );
 }
 
