@@ -436,6 +436,12 @@ api_report(struct api_req *rq, struct api_resp *rs)
 
 	if (decode_report(rq, rs, &r) == -1)
 		return;
+	/* as enrolment checks it: "../../etc" is no node name */
+	if (!api_name_valid(r.node.hostname)) {
+		api_error(rs, 400, "bad report: node.hostname \"%.64s\" is not a valid node name",
+		    r.node.hostname);
+		return;
+	}
 	if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
 		api_error(rs, 404, "node %s is not in the inventory (removed?)", rq->who.node);
 		return;

@@ -44,6 +44,10 @@ expect 400 "speed_gbps" "out-of-range speed" "${N[@]}" \
 	--data-binary "$(jq -c '.thunderbolt.ports[0].speed_gbps = 1e9' "$TMP/mac1.json")" "$CTRL_URL/v1/report"
 printf '%s' "$(jq -c '.node.serial = "AB"' "$TMP/mac1.json")" | sed 's/"AB"/"A\x01B"/' >"$TMP/ctl.json"
 expect 400 "control character" "a raw control character in a string" "${N[@]}" --data-binary @"$TMP/ctl.json" "$CTRL_URL/v1/report"
+expect 400 "node.hostname" "a report whose hostname is a path" "${N[@]}" \
+	--data-binary "$(jq -c '.node.hostname = "../../etc"' "$TMP/mac1.json")" "$CTRL_URL/v1/report"
+expect 400 "node.hostname" "a report whose hostname is empty" "${N[@]}" \
+	--data-binary "$(jq -c '.node.hostname = ""' "$TMP/mac1.json")" "$CTRL_URL/v1/report"
 expect 403 "another mac" "a report for another node's token" "${N[@]}" --data-binary @"$TMP/mac2.json" "$CTRL_URL/v1/report"
 head -c 400000 /dev/zero | tr '\0' 'x' >"$TMP/big"
 expect 413 "too large" "an oversized body" "${N[@]}" --data-binary @"$TMP/big" "$CTRL_URL/v1/report"
