@@ -82,7 +82,22 @@ api_wiring_plan_get(struct api_req *rq, struct api_resp *rs)
 	wiring_plan_doc_free(&doc);
 }
 
-/* Links that name the same node twice or a (node, receptacle) twice: err. */
+/* The same two nodes, both links without receptacles: one cable said twice. */
+static int
+same_bare_pair(const struct wiring_plan_link *x, const struct wiring_plan_link *y)
+{
+	if (x->a.receptacle[0] || x->b.receptacle[0] || y->a.receptacle[0] ||
+	    y->b.receptacle[0])
+		return 0;
+	return (strcmp(x->a.node, y->a.node) == 0 && strcmp(x->b.node, y->b.node) == 0) ||
+	    (strcmp(x->a.node, y->b.node) == 0 && strcmp(x->b.node, y->a.node) == 0);
+}
+
+/*
+ * Links that name the same node twice, a (node, receptacle) twice, or the
+ * same two nodes twice without receptacles (three "mac1 -- mac2" lines made
+ * the links flip at every check, two events every 10 s): err.
+ */
 static int
 plan_check(const struct wiring_plan_link *v, int n, char *err, size_t errlen)
 {
@@ -93,6 +108,12 @@ plan_check(const struct wiring_plan_link *v, int n, char *err, size_t errlen)
 			snprintf(err, errlen, "links[%d]: a link from %s to itself", k, v[k].a.node);
 			return -1;
 		}
+		for (int m = 0; m < k; m++)
+			if (same_bare_pair(&v[k], &v[m])) {
+				snprintf(err, errlen, "links[%d]: %s -- %s is listed twice (links[%d]); "
+				    "name the receptacles of each cable", k, v[k].a.node, v[k].b.node, m);
+				return -1;
+			}
 		for (int m = 0; m < k; m++)
 			for (int s = 0; s < 2; s++)
 				if (e[s]->receptacle[0] &&

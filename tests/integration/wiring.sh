@@ -155,6 +155,13 @@ check_eq "a DOT syntax error is a 400" 400 "$code"
 check_jq "with its line" "$TMP/api.out" '.error | startswith("dot: line 1:")'
 code=$(api PUT /v1/clusters/studio4/wiring/plan '{"topology":"mesh","dot":"graph { a -- b }"}')
 check_eq "a mesh with a plan is a 400" 400 "$code"
+api GET /v1/clusters/studio4/wiring/plan >"$TMP/plan-before.code"
+cp "$TMP/api.out" "$TMP/plan-before.json"
+code=$(api PUT /v1/clusters/studio4/wiring/plan '{"topology":"plan","dot":"graph { mac1 -- mac2; mac1 -- mac2; mac2 -- mac1 }"}')
+check_eq "the same cable said twice without receptacles is a 400" 400 "$code"
+check_jq "saying so" "$TMP/api.out" '.error | contains("mac1 -- mac2 is listed twice")'
+api GET /v1/clusters/studio4/wiring/plan >/dev/null
+check "and the plan in place stays" cmp -s "$TMP/api.out" "$TMP/plan-before.json"
 code=$(api POST '/v1/clusters/studio4/wiring/plan?topology=star')
 check_eq "proposing a star is a 400" 400 "$code"
 api GET /v1/clusters/studio4/wiring/plan >/dev/null
