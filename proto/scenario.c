@@ -1,9 +1,11 @@
 /*
  * Cluster scenarios: parsing, validation and resolution of the format in
  * scenario.h.  Passes: nodes, cables (plugging both ends), per-port faults,
- * then derived addresses.  The first problem stops the parse.
+ * then derived addresses.  The first problem stops the parse.  A node's
+ * "lan" is read in scenario_lan.c.
  */
 #include "scenario.h"
+#include "scenario_int.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -22,13 +24,6 @@
 #define MEMORY_GB_MAX 65536.0
 #define GIB 1073741824.0
 
-struct parse {
-	struct scenario *s;
-	const cJSON *defaults;
-	int port_seen[SCENARIO_NODES_MAX][SCENARIO_RECEPTACLES_MAX];
-	char *err;
-	size_t errlen;
-};
 
 static const char *const top_keys[] = {
 	"description", "cluster", "defaults", "nodes", "cables", "ports", NULL
@@ -43,7 +38,6 @@ static const char *const node_keys[] = {
 #define DEFAULT_KEYS (node_keys + 4)
 static const char *const cable_keys[] = { "a", "b", "speed_gbps", NULL };
 static const char *const port_keys[] = { "port", "ipv4", "port_down", "reports_empty", NULL };
-static const char *const lan_keys[] = { "interface", "kind", "port", "ipv4", NULL };
 
 #define NODE_STR(key, dflt) \
 	{ #key, offsetof(struct scenario_node, key), sizeof(((struct scenario_node *)0)->key), dflt }
@@ -93,12 +87,11 @@ static const struct node_val {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static uint64_t hash_key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Write the message into p->err; returns -1 for the caller to return. */
-static int
-fail(struct parse *p, const char *fmt, ...)
+int
+scenario_fail(struct parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -161,35 +154,35 @@ key_listed(const char *const *keys, const char *key)
 }
 
 /* obj must be an object holding only keys, each once. */
-static int
-check_keys(struct parse *p, const cJSON *obj, const char *where, const char *const *keys)
+int
+scenario_check_keys(struct parse *p, const cJSON *obj, const char *where, const char *const *keys)
 {
 	const cJSON *it, *prev;
 
 	if (!cJSON_IsObject(obj))
-		return fail(p, "%s: must be an object", where);
+		return scenario_fail(p, "%s: must be an object", where);
 	cJSON_ArrayForEach(it, obj) {
 		if (!key_listed(keys, it->string))
-			return fail(p, "%s: unknown key \"%s\"", where, it->string);
+			return scenario_fail(p, "%s: unknown key \"%s\"", where, it->string);
 		for (prev = obj->child; prev != it; prev = prev->next)
 			if (strcmp(prev->string, it->string) == 0)
-				return fail(p, "%s: key \"%s\" appears twice", where, it->string);
+				return scenario_fail(p, "%s: key \"%s\" appears twice", where, it->string);
 	}
 	return 0;
 }
 
 /* Copy a non-empty string without control characters that fits in size. */
-static int
-get_str(struct parse *p, const cJSON *it, const char *where, char *dst, size_t size)
+int
+scenario_get_str(struct parse *p, const cJSON *it, const char *where, char *dst, size_t size)
 {
 	if (!cJSON_IsString(it) || it->valuestring[0] == '\0')
-		return fail(p, "%s: must be a non-empty string", where);
+		return scenario_fail(p, "%s: must be a non-empty string", where);
 	size_t len = strlen(it->valuestring);
 	if (len >= size)
-		return fail(p, "%s: longer than %zu characters", where, size - 1);
+		return scenario_fail(p, "%s: longer than %zu characters", where, size - 1);
 	for (size_t i = 0; i < len; i++)
 		if (iscntrl((unsigned char)it->valuestring[i]))
-			return fail(p, "%s: contains a control character", where);
+			return scenario_fail(p, "%s: contains a control character", where);
 	memcpy(dst, it->valuestring, len + 1);
 	return 0;
 }
@@ -198,11 +191,11 @@ get_str(struct parse *p, const cJSON *it, const char *where, char *dst, size_t s
 static int
 get_name(struct parse *p, const cJSON *it, const char *where, char *dst, size_t size)
 {
-	if (get_str(p, it, where, dst, size) == -1)
+	if (scenario_get_str(p, it, where, dst, size) == -1)
 		return -1;
 	for (const char *c = dst; *c != '\0'; c++)
 		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_')
-			return fail(p, "%s: \"%s\" may hold only letters, digits, '.', '-' and '_'",
+			return scenario_fail(p, "%s: \"%s\" may hold only letters, digits, '.', '-' and '_'",
 			    where, dst);
 	return 0;
 }
@@ -241,10 +234,10 @@ parse_node_strs(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 		char *dst = (char *)n + f->off;
 		const cJSON *it = node_item(p, obj, i, f->key, where, sizeof(where));
 		if (it == NULL && f->dflt == NULL)
-			return fail(p, "%s: missing (give it in the node or in defaults)", where);
+			return scenario_fail(p, "%s: missing (give it in the node or in defaults)", where);
 		if (it == NULL)
 			report_strset(dst, f->size, f->dflt);
-		else if (get_str(p, it, where, dst, f->size) == -1)
+		else if (scenario_get_str(p, it, where, dst, f->size) == -1)
 			return -1;
 	}
 	return 0;
@@ -280,7 +273,7 @@ parse_node_vals(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 		const cJSON *it = node_item(p, obj, i, f->key, where, sizeof(where));
 		double v = f->dflt;
 		if (it == NULL && f->required)
-			return fail(p, "%s: missing (give it in the node or in defaults)", where);
+			return scenario_fail(p, "%s: missing (give it in the node or in defaults)", where);
 		if (it != NULL) {
 			if (f->kind == VAL_BOOL)
 				v = cJSON_IsBool(it) ? cJSON_IsTrue(it) : NAN;
@@ -288,7 +281,7 @@ parse_node_vals(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 				v = cJSON_IsNumber(it) ? it->valuedouble : NAN;
 			if (!isfinite(v) || v < f->lo || v > f->hi || (f->lo_open && v <= f->lo) ||
 			    (f->kind != VAL_DOUBLE && v != floor(v)))
-				return fail(p, "%s: %s", where, f->rule);
+				return scenario_fail(p, "%s: %s", where, f->rule);
 		}
 		store_val(n, f, v);
 	}
@@ -296,8 +289,8 @@ parse_node_vals(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 }
 
 /* "en3": lowercase letters, then digits. */
-static int
-is_ifname(const char *s)
+int
+scenario_is_ifname(const char *s)
 {
 	size_t letters = strspn(s, "abcdefghijklmnopqrstuvwxyz");
 
@@ -319,18 +312,18 @@ parse_interfaces(struct parse *p, const cJSON *obj, int i, struct scenario_node 
 		return 0;
 	}
 	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n->receptacles)
-		return fail(p, "%s: must be an array of %d interface names, one per receptacle",
+		return scenario_fail(p, "%s: must be an array of %d interface names, one per receptacle",
 		    where, n->receptacles);
 	cJSON_ArrayForEach(e, it) {
 		char *name = n->ports[r].interface;
 		snprintf(ew, sizeof(ew), "%s[%d]", where, r);
-		if (get_str(p, e, ew, name, sizeof(n->ports[r].interface)) == -1)
+		if (scenario_get_str(p, e, ew, name, sizeof(n->ports[r].interface)) == -1)
 			return -1;
-		if (!is_ifname(name))
-			return fail(p, "%s: \"%s\" is not an interface name like \"en3\"", ew, name);
+		if (!scenario_is_ifname(name))
+			return scenario_fail(p, "%s: \"%s\" is not an interface name like \"en3\"", ew, name);
 		for (int k = 0; k < r; k++)
 			if (strcmp(n->ports[k].interface, name) == 0)
-				return fail(p, "%s: \"%s\" is used twice", ew, name);
+				return scenario_fail(p, "%s: \"%s\" is used twice", ew, name);
 		r++;
 	}
 	return 0;
@@ -381,7 +374,7 @@ parse_node_ids(struct parse *p, const cJSON *obj, int i, struct scenario_node *n
 		uuid_from_hash(hash_key("%s/%s/hardware_uuid", cl, n->name), n->hardware_uuid,
 		    sizeof(n->hardware_uuid));
 	else if (!cJSON_IsString(it) || !is_uuid(it->valuestring))
-		return fail(p, "nodes[%d].hardware_uuid: must be an uppercase UUID like "
+		return scenario_fail(p, "nodes[%d].hardware_uuid: must be an uppercase UUID like "
 		    "\"4C1D6A0E-0000-5000-8000-1A2B3C4D5E6F\"", i);
 	else
 		REPORT_SET(n->hardware_uuid, it->valuestring);
@@ -397,147 +390,11 @@ parse_node_name(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 
 	snprintf(where, sizeof(where), "nodes[%d].name", i);
 	if (it == NULL)
-		return fail(p, "%s: missing", where);
+		return scenario_fail(p, "%s: missing", where);
 	if (get_name(p, it, where, n->name, sizeof(n->name)) == -1)
 		return -1;
 	if ((k = node_index(p->s, n->name)) >= 0)
-		return fail(p, "%s: \"%s\" is used twice (also nodes[%d])", where, n->name, k);
-	return 0;
-}
-
-/* One address of a "lan" entry, appended to l. */
-static int
-lan_addr(struct parse *p, const cJSON *e, const char *where, struct scenario_lan *l)
-{
-	struct in_addr a;
-
-	if (!cJSON_IsString(e) || strlen(e->valuestring) >= sizeof(l->ipv4[0]) ||
-	    inet_pton(AF_INET, e->valuestring, &a) != 1)
-		return fail(p, "%s: must be an IPv4 address like \"192.0.2.11\"", where);
-	REPORT_SET(l->ipv4[l->n_ipv4++], e->valuestring);
-	return 0;
-}
-
-/* "ipv4" of a "lan" entry: an address or a list of at most 8. */
-static int
-parse_lan_ipv4(struct parse *p, const cJSON *it, const char *where, struct scenario_lan *l)
-{
-	const cJSON *e;
-	char ew[128];
-	int k = 0;
-
-	if (cJSON_IsString(it))
-		return lan_addr(p, it, where, l);
-	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > REPORT_IPV4_MAX)
-		return fail(p, "%s: must be an IPv4 address or an array of at most %d", where,
-		    REPORT_IPV4_MAX);
-	cJSON_ArrayForEach(e, it) {
-		snprintf(ew, sizeof(ew), "%s[%d]", where, k++);
-		if (lan_addr(p, e, ew, l) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-/* "kind" of a "lan" entry (absent: ethernet) and the port that goes with it. */
-static int
-parse_lan_kind(struct parse *p, const cJSON *it, const char *where, struct scenario_lan *l)
-{
-	static const struct {
-		enum netif_kind kind;
-		const char *port;
-	} kinds[] = {
-		{ NETIF_KIND_ETHERNET, "Ethernet" },
-		{ NETIF_KIND_WIFI, "Wi-Fi" },
-		{ NETIF_KIND_OTHER, "" },
-	};
-
-	for (size_t k = 0; k < NELEM(kinds); k++) {
-		if (it == NULL ? k == 0 : cJSON_IsString(it) &&
-		    strcmp(it->valuestring, report_netif_kind_str(kinds[k].kind)) == 0) {
-			l->kind = kinds[k].kind;
-			REPORT_SET(l->port, kinds[k].port);
-			return 0;
-		}
-	}
-	return fail(p, "%s: must be \"ethernet\", \"wifi\" or \"other\"", where);
-}
-
-/* The interface of a "lan" entry: a name, not Thunderbolt, not used twice. */
-static int
-parse_lan_interface(struct parse *p, const cJSON *obj, const char *where,
-    struct scenario_node *n, struct scenario_lan *l)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "interface");
-	char ew[96];
-
-	snprintf(ew, sizeof(ew), "%s.interface", where);
-	if (it == NULL)
-		return fail(p, "%s: missing", ew);
-	if (get_str(p, it, ew, l->interface, sizeof(l->interface)) == -1)
-		return -1;
-	if (!is_ifname(l->interface))
-		return fail(p, "%s: \"%s\" is not an interface name like \"en0\"", ew,
-		    l->interface);
-	for (int r = 0; r < n->receptacles; r++)
-		if (strcmp(n->ports[r].interface, l->interface) == 0)
-			return fail(p, "%s: \"%s\" is receptacle %d's Thunderbolt interface", ew,
-			    l->interface, r + 1);
-	for (int k = 0; k < n->n_lan; k++)
-		if (strcmp(n->lan[k].interface, l->interface) == 0)
-			return fail(p, "%s: \"%s\" is used twice", ew, l->interface);
-	return 0;
-}
-
-static int
-parse_lan_entry(struct parse *p, const cJSON *obj, const char *where, struct scenario_node *n)
-{
-	struct scenario_lan *l = &n->lan[n->n_lan];
-	const cJSON *it;
-	char ew[96];
-
-	memset(l, 0, sizeof(*l));
-	if (check_keys(p, obj, where, lan_keys) == -1 ||
-	    parse_lan_interface(p, obj, where, n, l) == -1)
-		return -1;
-	snprintf(ew, sizeof(ew), "%s.kind", where);
-	if (parse_lan_kind(p, cJSON_GetObjectItemCaseSensitive(obj, "kind"), ew, l) == -1)
-		return -1;
-	snprintf(ew, sizeof(ew), "%s.port", where);
-	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "port")) != NULL &&
-	    get_str(p, it, ew, l->port, sizeof(l->port)) == -1)
-		return -1;
-	snprintf(ew, sizeof(ew), "%s.ipv4", where);
-	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "ipv4")) != NULL &&
-	    parse_lan_ipv4(p, it, ew, l) == -1)
-		return -1;
-	n->n_lan++;
-	return 0;
-}
-
-/* "lan": one entry or a list of them; absent leaves n_lan -1 (unknown). */
-static int
-parse_lan(struct parse *p, const cJSON *obj, int i, struct scenario_node *n)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "lan"), *e;
-	char where[64];
-	int k = 0;
-
-	n->n_lan = -1;
-	if (it == NULL)
-		return 0;
-	n->n_lan = 0;
-	snprintf(where, sizeof(where), "nodes[%d].lan", i);
-	if (cJSON_IsObject(it))
-		return parse_lan_entry(p, it, where, n);
-	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > REPORT_NETIFS_MAX)
-		return fail(p, "%s: must be an object or an array of at most %d", where,
-		    REPORT_NETIFS_MAX);
-	cJSON_ArrayForEach(e, it) {
-		snprintf(where, sizeof(where), "nodes[%d].lan[%d]", i, k++);
-		if (parse_lan_entry(p, e, where, n) == -1)
-			return -1;
-	}
+		return scenario_fail(p, "%s: \"%s\" is used twice (also nodes[%d])", where, n->name, k);
 	return 0;
 }
 
@@ -564,18 +421,18 @@ parse_node(struct parse *p, const cJSON *obj, int i)
 	char where[32];
 
 	snprintf(where, sizeof(where), "nodes[%d]", i);
-	if (check_keys(p, obj, where, node_keys) == -1 ||
+	if (scenario_check_keys(p, obj, where, node_keys) == -1 ||
 	    parse_node_name(p, obj, i, n) == -1 ||
 	    parse_node_strs(p, obj, i, n) == -1 ||
 	    parse_node_vals(p, obj, i, n) == -1)
 		return -1;
 	init_ports(p->s->cluster, n);
-	if (parse_interfaces(p, obj, i, n) == -1 || parse_lan(p, obj, i, n) == -1 ||
+	if (parse_interfaces(p, obj, i, n) == -1 || scenario_parse_lan(p, obj, i, n) == -1 ||
 	    parse_node_ids(p, obj, i, n) == -1)
 		return -1;
 	n->memory_bytes = (int64_t)llround(n->memory_gb * GIB);
 	if ((double)n->gpu_wired_limit_mb > n->memory_gb * 1024)
-		return fail(p, "nodes[%d].gpu_wired_limit_mb: %lld MB is more than the node's %g GB",
+		return scenario_fail(p, "nodes[%d].gpu_wired_limit_mb: %lld MB is more than the node's %g GB",
 		    i, (long long)n->gpu_wired_limit_mb, n->memory_gb);
 	if (isnan(n->boot_time))
 		n->boot_time = BOOT_BASE +
@@ -595,9 +452,9 @@ parse_list(struct parse *p, const cJSON *root, const char *key, int max,
 	if (arr == NULL)
 		return 0;
 	if (!cJSON_IsArray(arr))
-		return fail(p, "%s: must be an array", key);
+		return scenario_fail(p, "%s: must be an array", key);
 	if (cJSON_GetArraySize(arr) > max)
-		return fail(p, "%s: %d entries, more than the %d a scenario may hold", key,
+		return scenario_fail(p, "%s: %d entries, more than the %d a scenario may hold", key,
 		    cJSON_GetArraySize(arr), max);
 	cJSON_ArrayForEach(it, arr)
 		if (one(p, it, i++) == -1)
@@ -613,21 +470,21 @@ parse_endpoint(struct parse *p, const cJSON *it, const char *where, int *node, i
 	const char *v, *colon, *num;
 
 	if (it == NULL)
-		return fail(p, "%s: missing", where);
+		return scenario_fail(p, "%s: missing", where);
 	if (!cJSON_IsString(it) || (colon = strrchr(it->valuestring, ':')) == NULL ||
 	    colon == it->valuestring || colon - it->valuestring > SCENARIO_NAME_MAX)
-		return fail(p, "%s: must be \"node:receptacle\", like \"mac1:2\"", where);
+		return scenario_fail(p, "%s: must be \"node:receptacle\", like \"mac1:2\"", where);
 	v = it->valuestring;
 	memcpy(name, v, (size_t)(colon - v));
 	name[colon - v] = '\0';
 	num = colon + (strncmp(colon + 1, "tb", 2) == 0 ? 3 : 1);
 	if (num[0] == '\0' || strlen(num) > 3 || strspn(num, "0123456789") != strlen(num))
-		return fail(p, "%s: \"%s\" is not a receptacle number", where, colon + 1);
+		return scenario_fail(p, "%s: \"%s\" is not a receptacle number", where, colon + 1);
 	*r = atoi(num);
 	if ((*node = node_index(p->s, name)) < 0)
-		return fail(p, "%s: node \"%s\" is not in nodes", where, name);
+		return scenario_fail(p, "%s: node \"%s\" is not in nodes", where, name);
 	if (*r < 1 || *r > p->s->nodes[*node].receptacles)
-		return fail(p, "%s: receptacle %d is out of range 1..%d for %s", where, *r,
+		return scenario_fail(p, "%s: receptacle %d is out of range 1..%d for %s", where, *r,
 		    p->s->nodes[*node].receptacles, name);
 	return 0;
 }
@@ -640,7 +497,7 @@ plug(struct parse *p, const char *where, int ci, int node, int r, int peer, int 
 	struct scenario_port *pt = &n->ports[r - 1];
 
 	if (pt->cable >= 0)
-		return fail(p, "%s: %s receptacle %d is used twice (also in cables[%d])", where,
+		return scenario_fail(p, "%s: %s receptacle %d is used twice (also in cables[%d])", where,
 		    n->name, r, pt->cable);
 	pt->cable = ci;
 	pt->peer_node = peer;
@@ -657,7 +514,7 @@ parse_cable(struct parse *p, const cJSON *obj, int i)
 	const cJSON *it;
 
 	snprintf(where, sizeof(where), "cables[%d]", i);
-	if (check_keys(p, obj, where, cable_keys) == -1)
+	if (scenario_check_keys(p, obj, where, cable_keys) == -1)
 		return -1;
 	snprintf(ew, sizeof(ew), "%s.a", where);
 	if (parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "a"), ew, &c->a_node,
@@ -668,12 +525,12 @@ parse_cable(struct parse *p, const cJSON *obj, int i)
 	    &c->b_receptacle) == -1)
 		return -1;
 	if (c->a_node == c->b_node)
-		return fail(p, "%s: connects %s to itself", where, p->s->nodes[c->a_node].name);
+		return scenario_fail(p, "%s: connects %s to itself", where, p->s->nodes[c->a_node].name);
 	c->speed_gbps = SCENARIO_SPEED_DEFAULT;
 	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "speed_gbps")) != NULL) {
 		c->speed_gbps = cJSON_IsNumber(it) ? it->valuedouble : NAN;
 		if (!(c->speed_gbps > 0 && c->speed_gbps <= REPORT_SPEED_GBPS_MAX))
-			return fail(p, "%s.speed_gbps: must be a positive number (Gb/s, at most "
+			return scenario_fail(p, "%s.speed_gbps: must be a positive number (Gb/s, at most "
 			    "1000)", where);
 	}
 	if (plug(p, where, i, c->a_node, c->a_receptacle, c->b_node, c->b_receptacle) == -1 ||
@@ -696,12 +553,12 @@ parse_port_ipv4(struct parse *p, const cJSON *it, const char *where, struct scen
 		return 0;
 	}
 	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > REPORT_IPV4_MAX)
-		return fail(p, "%s: must be true, false or an array of at most %d IPv4 addresses",
+		return scenario_fail(p, "%s: must be true, false or an array of at most %d IPv4 addresses",
 		    where, REPORT_IPV4_MAX);
 	cJSON_ArrayForEach(e, it) {
 		if (!cJSON_IsString(e) || strlen(e->valuestring) >= sizeof(pt->ipv4[k]) ||
 		    inet_pton(AF_INET, e->valuestring, &a) != 1)
-			return fail(p, "%s[%d]: must be an IPv4 address like \"169.254.10.2\"", where,
+			return scenario_fail(p, "%s[%d]: must be an IPv4 address like \"169.254.10.2\"", where,
 			    k);
 		REPORT_SET(pt->ipv4[k], e->valuestring);
 		k++;
@@ -720,10 +577,10 @@ port_flag(struct parse *p, const cJSON *obj, const char *key, const char *where,
 	if (it == NULL)
 		return 0;
 	if (!cJSON_IsBool(it))
-		return fail(p, "%s.%s: must be true or false", where, key);
+		return scenario_fail(p, "%s.%s: must be true or false", where, key);
 	*out = cJSON_IsTrue(it);
 	if (*out && p->s->nodes[node].ports[r - 1].cable < 0)
-		return fail(p, "%s.%s: %s receptacle %d has no cable", where, key,
+		return scenario_fail(p, "%s.%s: %s receptacle %d has no cable", where, key,
 		    p->s->nodes[node].name, r);
 	return 0;
 }
@@ -738,12 +595,12 @@ parse_port(struct parse *p, const cJSON *obj, int i)
 
 	snprintf(where, sizeof(where), "ports[%d]", i);
 	snprintf(ew, sizeof(ew), "%s.port", where);
-	if (check_keys(p, obj, where, port_keys) == -1 ||
+	if (scenario_check_keys(p, obj, where, port_keys) == -1 ||
 	    parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "port"), ew, &node, &r) == -1)
 		return -1;
 	struct scenario_port *pt = &p->s->nodes[node].ports[r - 1];
 	if (p->port_seen[node][r - 1]++)
-		return fail(p, "%s: %s receptacle %d is listed twice in ports", where,
+		return scenario_fail(p, "%s: %s receptacle %d is listed twice in ports", where,
 		    p->s->nodes[node].name, r);
 	snprintf(ew, sizeof(ew), "%s.ipv4", where);
 	it = cJSON_GetObjectItemCaseSensitive(obj, "ipv4");
@@ -798,24 +655,24 @@ parse_root(struct parse *p, const cJSON *root)
 	const cJSON *it;
 
 	if (!cJSON_IsObject(root))
-		return fail(p, "the scenario must be a JSON object");
-	if (check_keys(p, root, "scenario", top_keys) == -1)
+		return scenario_fail(p, "the scenario must be a JSON object");
+	if (scenario_check_keys(p, root, "scenario", top_keys) == -1)
 		return -1;
 	it = cJSON_GetObjectItemCaseSensitive(root, "description");
-	if (it != NULL && get_str(p, it, "description", p->s->description,
+	if (it != NULL && scenario_get_str(p, it, "description", p->s->description,
 	    sizeof(p->s->description)) == -1)
 		return -1;
 	if ((it = cJSON_GetObjectItemCaseSensitive(root, "cluster")) == NULL)
-		return fail(p, "cluster: missing");
+		return scenario_fail(p, "cluster: missing");
 	if (get_name(p, it, "cluster", p->s->cluster, sizeof(p->s->cluster)) == -1)
 		return -1;
 	it = cJSON_GetObjectItemCaseSensitive(root, "defaults");
-	if (it != NULL && check_keys(p, it, "defaults", DEFAULT_KEYS) == -1)
+	if (it != NULL && scenario_check_keys(p, it, "defaults", DEFAULT_KEYS) == -1)
 		return -1;
 	p->defaults = it;
 	it = cJSON_GetObjectItemCaseSensitive(root, "nodes");
 	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) == 0)
-		return fail(p, "nodes: must be a non-empty array");
+		return scenario_fail(p, "nodes: must be a non-empty array");
 	if (parse_list(p, root, "nodes", SCENARIO_NODES_MAX, parse_node) == -1 ||
 	    parse_list(p, root, "cables", SCENARIO_CABLES_MAX, parse_cable) == -1 ||
 	    parse_list(p, root, "ports", SCENARIO_NODES_MAX * SCENARIO_RECEPTACLES_MAX,
@@ -838,7 +695,7 @@ json_error(struct parse *p, const char *json, size_t off, const char *what)
 		} else
 			col++;
 	}
-	fail(p, "line %d, column %d: %s", line, col, what);
+	scenario_fail(p, "line %d, column %d: %s", line, col, what);
 }
 
 struct scenario *
@@ -851,7 +708,7 @@ scenario_parse(const char *json, size_t len, char *err, size_t errlen)
 	if (errlen > 0)
 		err[0] = '\0';
 	if (len > SCENARIO_FILE_MAX) {
-		fail(&p, "larger than %d bytes", SCENARIO_FILE_MAX);
+		scenario_fail(&p, "larger than %d bytes", SCENARIO_FILE_MAX);
 		return NULL;
 	}
 	if ((root = cJSON_ParseWithLengthOpts(json, len, &end, 0)) == NULL) {
@@ -866,7 +723,7 @@ scenario_parse(const char *json, size_t len, char *err, size_t errlen)
 		goto fail;
 	}
 	if ((p.s = calloc(1, sizeof(*p.s))) == NULL) {
-		fail(&p, "out of memory");
+		scenario_fail(&p, "out of memory");
 		goto fail;
 	}
 	if (parse_root(&p, root) == -1)
