@@ -169,6 +169,7 @@ campaign_nodes(struct ctrl *c, struct ro_campaign *camp, double now)
 		rn->since = now;
 		rn->cordoned_before = -1;
 		rn->boot_before = NAN;
+		rn->install_at = NAN;
 		rn->wired_before = REPORT_NULL_I64;
 		rn->links_before = -1;
 	}

@@ -300,6 +300,12 @@ int inv_rollout_get(struct inv *inv, int64_t id, struct ro_campaign *c);
 int inv_rollout_ids(struct inv *inv, int only_running, int64_t *ids, int max, int *n);
 /* The campaign still open (running, paused, halted) on cluster, or 0 in *id. */
 int inv_rollout_open_on(struct inv *inv, const char *cluster, int64_t *id);
+/*
+ * Node ord of campaign id was sent softwareupdate --install at t (NAN: it
+ * ended and said how).  Durable when this returns 0: it is written before
+ * the command goes out.
+ */
+int inv_rollout_install_at(struct inv *inv, int64_t id, int ord, double t);
 /* One line of a campaign's log: phase "begin" or "end"; status -1 for none. */
 int inv_rollout_log(struct inv *inv, int64_t id, const char *node, enum ro_step step,
     const char *phase, double t, int status, const char *output);

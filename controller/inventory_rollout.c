@@ -14,7 +14,8 @@
  *                    (its start recorded, its end not), since,
  *                    cordoned_before (NULL unknown), cordoned_by_us,
  *                    boot_before, wired_before, links_before (NULL unknown),
- *                    failed_step, last_line, reason
+ *                    failed_step, last_line, reason, install_at (when the
+ *                    install command was sent; NULL not sent)
  *   rollout_log      id (order), rollout_id, node, step, phase ("begin",
  *                    "end"), time, status (the step's outcome: 0 ok, 1
  *                    failed, 2 skipped), output (the step's captured
@@ -170,7 +171,8 @@ save_node(struct inv *inv, int64_t id, int ord, const struct ro_node *n)
 {
 	sqlite3_stmt *s = prep(inv, "INSERT OR REPLACE INTO rollout_nodes (rollout_id, ord, node, "
 	    "step, running, since, cordoned_before, cordoned_by_us, boot_before, wired_before, "
-	    "failed_step, last_line, reason, links_before) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	    "failed_step, last_line, reason, links_before, install_at) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 
 	if (s == NULL)
 		return -1;
@@ -191,6 +193,7 @@ save_node(struct inv *inv, int64_t id, int ord, const struct ro_node *n)
 	inv_bind_text(s, 13, n->reason);
 	if (n->links_before >= 0)
 		sqlite3_bind_int(s, 14, n->links_before);
+	inv_bind_double(s, 15, n->install_at);
 	return exec_done(inv, s, __func__);
 }
 
@@ -276,6 +279,7 @@ read_node(sqlite3_stmt *s, struct ro_node *n)
 	inv_col_text(s, 10, n->reason, sizeof(n->reason));
 	n->links_before = sqlite3_column_type(s, 11) == SQLITE_NULL ? -1 :
 	    sqlite3_column_int(s, 11);
+	n->install_at = inv_col_double(s, 12);
 }
 
 static int
@@ -283,7 +287,7 @@ read_nodes(struct inv *inv, struct ro_campaign *c)
 {
 	sqlite3_stmt *s = prep(inv, "SELECT node, step, running, since, cordoned_before, "
 	    "cordoned_by_us, boot_before, wired_before, failed_step, last_line, reason, "
-	    "links_before FROM rollout_nodes WHERE rollout_id = ? ORDER BY ord");
+	    "links_before, install_at FROM rollout_nodes WHERE rollout_id = ? ORDER BY ord");
 	int rc;
 
 	if (s == NULL)
@@ -375,6 +379,22 @@ inv_rollout_open_on(struct inv *inv, const char *cluster, int64_t *id)
 		*id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+inv_rollout_install_at(struct inv *inv, int64_t id, int ord, double t)
+{
+	sqlite3_stmt *s = prep(inv, "UPDATE rollout_nodes SET install_at = ? "
+	    "WHERE rollout_id = ? AND ord = ?");
+
+	if (s == NULL)
+		return -1;
+	inv_bind_double(s, 1, t);
+	sqlite3_bind_int64(s, 2, id);
+	sqlite3_bind_int(s, 3, ord);
+	if (exec_done(inv, s, __func__) != 0)
+		return -1;
+	return sqlite3_changes(inv->db) == 1 ? 0 : -1;
 }
 
 int

@@ -283,6 +283,11 @@ static const char *const migrations[] = {
 	 * migration: the parentheses tell clang the literals join on purpose. */
 	("ALTER TABLE nodes ADD COLUMN samples_pending TEXT;"
 	 "ALTER TABLE nodes ADD COLUMN samples_pending_n INTEGER;"),
+	/* 10: when a rollout sent softwareupdate --install to a node (NULL
+	 * not sent), written before the command goes out, so that a
+	 * controller restarted during an install waits for it instead of
+	 * sending a second one (rollout_steps.c). */
+	"ALTER TABLE rollout_nodes ADD COLUMN install_at REAL;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -170,6 +170,11 @@ rollout_retry(struct ro_campaign *c, const char *node, double now, char *err, si
 			return -1;
 		}
 		n->step = n->failed_step;
+		/* a Mac that did not restart after its install: install again,
+		 * unless it restarted meanwhile (the install step checks) */
+		if (n->step == RO_WAIT)
+			n->step = RO_INSTALL;
+		n->install_at = NAN;
 		n->running = 0;
 		n->since = now;
 		n->reason[0] = '\0';

@@ -60,7 +60,12 @@ void rollout_outcome(struct ro_campaign *c, int i, enum ro_outcome out, const ch
 int rollout_pause(struct ro_campaign *c, double now, char *err, size_t errlen);
 int rollout_resume(struct ro_campaign *c, double now, char *err, size_t errlen);
 int rollout_abort(struct ro_campaign *c, double now, char *err, size_t errlen);
-/* The failed node goes back to the step that failed; a halted campaign runs again. */
+/*
+ * The failed node goes back to the step that failed (a node that did not
+ * come back after its install goes back to install: the operator asks for
+ * the install again, which the install step skips when the Mac restarted
+ * meanwhile); a halted campaign runs again.
+ */
 int rollout_retry(struct ro_campaign *c, const char *node, double now, char *err,
     size_t errlen);
 

@@ -208,6 +208,36 @@ done:
 	return did;
 }
 
+void
+rollout_rearm_reboots(struct ctrl *c)
+{
+	int64_t ids[IDS_MAX];
+	int n = 0;
+	struct ro_campaign *camp = malloc(sizeof(*camp));
+
+	if (camp == NULL)
+		return;
+	pthread_mutex_lock(&c->inv_mu);
+	if (inv_rollout_ids(c->inv, 0, ids, IDS_MAX, &n) != 0)
+		n = 0;
+	for (int k = 0; k < n; k++) {
+		if (inv_rollout_get(c->inv, ids[k], camp) != 0 || camp->state == RO_FINISHED ||
+		    camp->state == RO_ABORTED)
+			continue;
+		for (int i = 0; i < camp->n; i++) {
+			const struct ro_node *rn = &camp->nodes[i];
+			struct reg_node node;
+			if (!((rn->step == RO_INSTALL && !isnan(rn->install_at)) ||
+			    rn->step == RO_WAIT) || registry_get_node(c->reg, rn->node, &node) != 0)
+				continue;
+			node.lc.reboot_expected = 1;
+			registry_set_lc(c->reg, node.name, &node.lc);
+		}
+	}
+	pthread_mutex_unlock(&c->inv_mu);
+	free(camp);
+}
+
 static void *
 runner_main(void *arg)
 {

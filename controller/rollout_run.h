@@ -7,7 +7,8 @@
  * any point resumes where it stopped: a step whose start is recorded and
  * whose end is not runs again, and the steps that change a node check its
  * state first (install looks at the build and the boot time before it
- * installs anything).
+ * installs anything, and never sends a second install in the boot it sent
+ * one: it records the time before the command goes out).
  *
  * Drain and the "links pass" check go through struct rollout_adapters, so
  * that placements and wiring validation plug in without the runner knowing
@@ -44,6 +45,13 @@ struct rollout_adapters {
 extern const struct rollout_adapters rollout_adapters_builtin;
 
 struct rollout_runner;
+
+/*
+ * At start, before reports are taken: the nodes that an open campaign left
+ * installing or waiting for their restart expect a reboot (the flag lives
+ * in the registry only), so that the restart is not an unexpected one.
+ */
+void rollout_rearm_reboots(struct ctrl *c);
 
 /* Start the thread; NULL when it cannot start. */
 struct rollout_runner *rollout_runner_start(struct ctrl *c, const struct rollout_adapters *ad);

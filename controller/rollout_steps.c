@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "credentials.h"
 #include "ctrl.h"
@@ -20,6 +21,7 @@
 #include "log.h"
 #include "registry.h"
 #include "report.h"
+#include "rollout_probe.h"
 #include "ssh.h"
 
 static void
@@ -62,6 +64,18 @@ scrub(char *s, const char *secret)
 		return;
 	while ((p = strstr(s, secret)) != NULL)
 		memset(p, '*', n);
+}
+
+/* t (unix seconds) as "2026-11-26 19:50:01 UTC". */
+static void
+utc_str(double t, char *buf, size_t size)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (isnan(t) || gmtime_r(&s, &tm) == NULL || strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC",
+	    &tm) == 0)
+		snprintf(buf, size, "an unknown time");
 }
 
 /* ---- SSH ---- */
@@ -455,22 +469,69 @@ install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *co
 	}
 	snprintf(cmd, sizeof(cmd), "softwareupdate --install '%s' --restart --agree-to-license "
 	    "--no-scan --user '%s' --stdinpass", camp->label, user);
+	/* Written before the command goes out: a controller that dies while
+	 * the Mac installs finds it on its restart (install_pending). */
+	double sent = ctrl_now();
 	pthread_mutex_lock(&c->inv_mu);
-	if (registry_get_node(c->reg, camp->nodes[i].node, &rn) == 0) {
+	rc = inv_rollout_install_at(c->inv, camp->id, i, sent);
+	if (rc == 0 && registry_get_node(c->reg, camp->nodes[i].node, &rn) == 0) {
 		rn.lc.reboot_expected = 1;
 		registry_set_lc(c->reg, rn.name, &rn.lc);
 	}
 	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0) {
+		cred_wipe(pw, sizeof(pw));
+		fail(res, "cannot record the install's start in the inventory");
+		return;
+	}
+	camp->nodes[i].install_at = sent;
 	strcat(pw, "\n");
 	rc = run(conn, cmd, pw, c->install_timeout, res, &st, NULL);
 	cred_wipe(pw, sizeof(pw));
 	/* A Mac that restarts may drop the session before the exit status. */
-	if (rc == -1 || st == -1 || st == 255)
+	if (rc == -1 || st == -1 || st == 255) {
 		res->outcome = RO_OUT_OK;
-	else if (st != 0)
+	} else if (st != 0) {
+		/* it ended and said why: a retry may send it again */
+		camp->nodes[i].install_at = NAN;
 		fail(res, "%s", res->reason);
-	else
+	} else {
 		res->outcome = RO_OUT_OK;
+	}
+}
+
+/*
+ * An earlier run sent the install in this boot and did not see it end (the
+ * controller was killed or restarted meanwhile).  On a Mac the install goes
+ * on without the SSH session that sent it: never send a second one; say
+ * what the Mac shows of it and wait for the restart (step_wait).
+ */
+static void
+install_pending(struct ctrl *c, const struct ro_node *n, struct ssh_conn *conn,
+    struct ro_step_result *res)
+{
+	struct ro_install_seen seen = { 0 };
+	char what[256], when[32];
+	char *out = NULL;
+	int st = -1;
+
+	if (run(conn, ROLLOUT_PROBE_PS, NULL, c->ssh_command_timeout, res, &st, &out) == 0 &&
+	    st == 0)
+		rollout_probe_ps(out, &seen);
+	free(out);
+	out = NULL;
+	/* 60 s of slack for the two clocks */
+	if (run(conn, ROLLOUT_PROBE_LOG, NULL, c->ssh_command_timeout, res, &st, &out) == 0 &&
+	    st == 0)
+		rollout_probe_log(out, n->install_at - 60, &seen);
+	free(out);
+	rollout_probe_str(&seen, what, sizeof(what));
+	utc_str(n->install_at, when, sizeof(when));
+	snprintf(res->last_line, sizeof(res->last_line), "install sent at %s: %.150s; waiting "
+	    "for the restart, not sending it again", when, what);
+	out_add(res, res->last_line);
+	out_add(res, "\n");
+	res->outcome = RO_OUT_OK;
 }
 
 static void
@@ -494,6 +555,8 @@ step_install(struct ctrl *c, struct ro_campaign *camp, int i, int resumed,
 		res->outcome = RO_OUT_OK;
 		snprintf(res->last_line, sizeof(res->last_line), "already installed (%s %s)", ver,
 		    build);
+	} else if (!isnan(n->install_at)) {
+		install_pending(c, n, conn, res);
 	} else {
 		install_run(c, camp, i, conn, res);
 	}
@@ -516,8 +579,15 @@ step_wait(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result
 		return;
 	}
 	if (now - n->since > c->boot_timeout) {
-		fail(res, "did not come back: no report with a new boot time within %.0f s",
-		    c->boot_timeout);
+		char when[32];
+		utc_str(n->install_at, when, sizeof(when));
+		if (isnan(n->install_at))
+			fail(res, "did not come back: no report with a new boot time within %.0f s",
+			    c->boot_timeout);
+		else
+			fail(res, "did not come back: no report with a new boot time within %.0f s "
+			    "of the install sent at %s (tbctl rollout retry %s sends it again unless "
+			    "the Mac restarted meanwhile)", c->boot_timeout, when, n->node);
 		return;
 	}
 	res->outcome = RO_OUT_NOT_YET;

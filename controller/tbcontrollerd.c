@@ -602,6 +602,7 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("cannot start without a usable admin token");
 	if ((c.reg = registry_new()) == NULL || registry_load(c.reg, c.inv) == -1)
 		fatalx("cannot start: the inventory could not be read");
+	rollout_rearm_reboots(&c);
 	if (inv_prov_interrupted(c.inv, ctrl_now(), "the controller stopped during the run") > 0)
 		log_warnx("provisioning runs cut short by the last stop are marked failed");
 	c.place_headroom = (int64_t)(cfg->headroom_gib * (1 << 30));

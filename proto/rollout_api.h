@@ -51,6 +51,8 @@ struct ro_node {
 	int cordoned_before;         /* -1 unknown (not yet at cordon), 0, 1 */
 	int cordoned_by_us;
 	double boot_before;          /* the boot time when install began; NAN */
+	double install_at;           /* when softwareupdate --install was sent in that boot;
+	                                NAN not sent, or it ended and said how */
 	int64_t wired_before;        /* GPU wired limit bytes at preflight; REPORT_NULL_I64 */
 	int links_before;            /* the node's links passed at preflight: -1 unknown, 0, 1 */
 	enum ro_step failed_step;    /* the step that failed (step is RO_FAILED) */

@@ -153,6 +153,7 @@ node_obj(const struct ro_node *n, int dry)
 	else
 		cJSON_AddBoolToObject(o, "cordoned_before", n->cordoned_before);
 	cJSON_AddBoolToObject(o, "cordoned_by_us", n->cordoned_by_us);
+	add_num(o, "install_sent_at", n->install_at);
 	add_str(o, "last_line", n->last_line);
 	add_str(o, "reason", n->reason);
 	add_str(o, "failed_step", n->step == RO_FAILED ? ro_step_str(n->failed_step) : "");
@@ -486,6 +487,7 @@ decode_node(const cJSON *o, struct ro_node *n, char *err, size_t errlen)
 	n->cordoned_by_us = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "cordoned_by_us"));
 	n->since = get_num(o, "since");
 	n->boot_before = NAN;
+	n->install_at = get_num(o, "install_sent_at");
 	n->wired_before = REPORT_NULL_I64;
 	n->links_before = -1;
 	const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(o, "commands"), *it;

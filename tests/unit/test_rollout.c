@@ -35,6 +35,7 @@ campaign(int n, enum ro_mode mode, int max)
 		snprintf(c->nodes[i].node, sizeof(api_name), "mac%d", i + 1);
 		c->nodes[i].cordoned_before = -1;
 		c->nodes[i].boot_before = NAN;
+		c->nodes[i].install_at = NAN;
 		c->nodes[i].wired_before = REPORT_NULL_I64;
 	}
 	return c;
@@ -127,6 +128,19 @@ test_failure_halts_and_retry(void **state)
 	assert_int_equal(c->state, RO_RUNNING);
 	assert_int_equal(c->nodes[0].step, RO_INSTALL);
 	assert_int_equal(rollout_next(c, -1, T0), 0);
+
+	/* sent at T0 + 10, the Mac never restarted: wait fails; a retry goes
+	 * back to install with no install recorded as sent */
+	rollout_begin(c, 0, T0 + 10);
+	c->nodes[0].install_at = T0 + 10;
+	rollout_outcome(c, 0, RO_OUT_OK, NULL, T0 + 11);
+	assert_int_equal(c->nodes[0].step, RO_WAIT);
+	rollout_begin(c, 0, T0 + 11);
+	rollout_outcome(c, 0, RO_OUT_FAIL, "did not come back", T0 + 900);
+	assert_int_equal(c->nodes[0].failed_step, RO_WAIT);
+	assert_int_equal(rollout_retry(c, "mac1", T0 + 901, err, sizeof(err)), 0);
+	assert_int_equal(c->nodes[0].step, RO_INSTALL);
+	assert_true(isnan(c->nodes[0].install_at));
 	free(c);
 }
 
