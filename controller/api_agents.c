@@ -18,72 +18,47 @@
 #include "log.h"
 #include "wmon.h"
 
-/* Decode and check the report in the body; 0, or an error already in rs. */
 /*
- * The body is stored as received, so it must be strict JSON: no NUL, and no
- * raw control character inside a string (JSON forbids them; the parser
- * lets them through).  Returns the offset of the first offence, or -1.
+ * The report as it is stored and served: the body itself when every key in
+ * it is the schema's (json_dec_parse refused anything else it could hold:
+ * a key given twice, bad UTF-8, a NUL), else the decoded report re-encoded,
+ * so that a newer agent's fields are dropped rather than stored unchecked.
+ */
+struct stored_json {
+	const char *json;
+	size_t len;
+	char *owned;               /* the re-encoding (malloc'd), or NULL */
+};
+
+/*
+ * Decode and check the report in the body into r (new, or the one this
+ * thread keeps) and what to store into sj (sj->owned for the caller to
+ * free); 0, or -1 with the error already in rs.
  */
 static int
-has_control(const char *s, size_t n)
-{
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	uint64_t w, acc = 0;
-	size_t i = 0;
-
-	/* a byte below 0x20 sets its high bit in (w - 0x20..) & ~w, and only such a byte does */
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, s + i, 8);
-		acc |= (w - ones * 0x20) & ~w & highs;
-	}
-	for (; i < n; i++)
-		acc |= (unsigned char)s[i] < 0x20;
-	return acc != 0;
-}
-
-static long
-raw_control_at(const char *s, size_t n)
-{
-	int in_str = 0;
-
-	if (!has_control(s, n))   /* the usual report: no byte below 0x20 at all */
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\0')
-			return (long)i;
-		if (!in_str) {
-			in_str = c == '"';
-		} else if (c == '\\') {
-			i++;
-		} else if (c == '"') {
-			in_str = 0;
-		} else if (c < 0x20) {
-			return (long)i;
-		}
-	}
-	return -1;
-}
-
-/* The request's report into r: new (report_new), or the one this thread keeps. */
-static int
-decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
+decode_report(struct api_req *rq, struct api_resp *rs, struct report *r, struct stored_json *sj)
 {
 	char err[300];
-	long at = raw_control_at(rq->body, rq->body_len);
+	int unknown = 0;
 
-	if (at >= 0) {
-		api_error(rs, 400, "bad report: a control character at byte %ld (not JSON)", at);
-		return -1;
-	}
-
-	if (report_decode_again(rq->body, rq->body_len, r, err, sizeof(err)) == -1) {
+	memset(sj, 0, sizeof(*sj));
+	if (report_decode_again(rq->body, rq->body_len, r, &unknown, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "bad report: %s", err);
 		return -1;
 	}
 	if (r->node.hardware_uuid[0] == '\0') {
 		api_error(rs, 400, "bad report: node.hardware_uuid is required");
 		return -1;
+	}
+	sj->json = rq->body;
+	sj->len = rq->body_len;
+	if (unknown > 0) {
+		if ((sj->owned = report_encode(r, 0)) == NULL) {
+			api_error(rs, 503, "out of memory");
+			return -1;
+		}
+		sj->json = sj->owned;
+		sj->len = strlen(sj->owned);
 	}
 	return 0;
 }
@@ -104,6 +79,7 @@ decode_report(struct api_req *rq, struct api_resp *rs, struct report *r)
  */
 struct enrolment {
 	const struct report *r;
+	struct stored_json sj;     /* what of it is stored */
 	int known;                 /* a node has this hardware UUID */
 	struct reg_node node;      /* that node */
 	api_name cluster;          /* its cluster, or the token's for a new node */
@@ -252,8 +228,8 @@ enroll_request(struct api_req *rq, struct enrolment *e)
 	e->key.id = e->node.id;
 	memcpy(e->key.name, e->node.name, sizeof(e->key.name));
 	if (make_node_token(rq, e, e->node.name, 1) != 0 ||
-	    inv_enrol_request_put(c->inv, e->node_tok.id, e->node.id, rq->now, rq->body,
-	    rq->body_len) != 0)
+	    inv_enrol_request_put(c->inv, e->node_tok.id, e->node.id, rq->now, e->sj.json,
+	    e->sj.len) != 0)
 		return -1;
 	snprintf(why, sizeof(why), "hardware UUID %.40s, serial %.20s, bootstrap token %s; "
 	    "nothing changes until tbctl node accept %s",
@@ -271,7 +247,7 @@ enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 	char err[256];
 	int rc;
 
-	rc = inv_node_upsert(c->inv, e->r, rq->body, rq->body_len, e->r->node.hostname,
+	rc = inv_node_upsert(c->inv, e->r, e->sj.json, e->sj.len, e->r->node.hostname,
 	    e->cluster, e->st, rq->now, &e->key, err, sizeof(err));
 	if (rc != 0) {
 		int st = rc == INV_CONFLICT ? 409 : rc == INV_NOTFOUND ? 404 : 503;
@@ -371,7 +347,7 @@ api_enroll(struct api_req *rq, struct api_resp *rs)
 	struct enrolment *e = calloc(1, sizeof(*e));
 	struct report *r = report_new();
 
-	if (e == NULL || r == NULL || decode_report(rq, rs, r) == -1)
+	if (e == NULL || r == NULL || decode_report(rq, rs, r, &e->sj) == -1)
 		goto out;
 	e->r = r;
 	struct lc_node fresh = { .last_collected_at = NAN };
@@ -395,6 +371,8 @@ api_enroll(struct api_req *rq, struct api_resp *rs)
 	memcpy(out.token, e->token, sizeof(out.token));
 	api_body(rs, 201, api_json_enrolled(&out));
 out:
+	if (e != NULL)
+		free(e->sj.owned);
 	free(r);
 	free(e);
 }
@@ -404,13 +382,13 @@ out:
  * request (the latest only) and changes nothing of the node.  202.
  */
 static void
-report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node *n)
+report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node *n,
+    const struct stored_json *sj)
 {
 	struct ctrl *c = rq->c;
 
 	pthread_mutex_lock(&c->inv_mu);
-	int rc = inv_enrol_request_put(c->inv, rq->who.id, n->id, rq->now, rq->body,
-	    rq->body_len);
+	int rc = inv_enrol_request_put(c->inv, rq->who.id, n->id, rq->now, sj->json, sj->len);
 	pthread_mutex_unlock(&c->inv_mu);
 	if (rc != 0) {
 		api_error(rs, 503, "the inventory could not store it");
@@ -430,44 +408,40 @@ void
 api_report(struct api_req *rq, struct api_resp *rs)
 {
 	static _Thread_local struct report r;
+	struct stored_json sj;
 	struct ingest_item *it;
 	struct reg_node n;
 	char why[128];
 
-	if (decode_report(rq, rs, &r) == -1)
+	if (decode_report(rq, rs, &r, &sj) == -1)
 		return;
-	/* as enrolment checks it: "../../etc" is no node name */
 	if (!api_name_valid(r.node.hostname)) {
+		/* as enrolment checks it: "../../etc" is no node name */
 		api_error(rs, 400, "bad report: node.hostname \"%.64s\" is not a valid node name",
 		    r.node.hostname);
-		return;
-	}
-	if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
+	} else if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
 		api_error(rs, 404, "node %s is not in the inventory (removed?)", rq->who.node);
-		return;
-	}
-	if (strcmp(n.hardware_uuid, r.node.hardware_uuid) != 0) {
+	} else if (strcmp(n.hardware_uuid, r.node.hardware_uuid) != 0) {
 		api_error(rs, 403, "this token is node %s's; the report is from another Mac "
 		    "(hardware %s)", n.name, r.node.hardware_uuid);
-		return;
+	} else if (rq->who.pending) {
+		report_to_request(rq, rs, &n, &sj);
+	} else if (!report_time_refused(rq, rs, &n.lc, &r)) {
+		if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
+			api_error(rs, 503, "out of memory");
+		} else {
+			inv_report_summarize(&r, &it->sum);
+			/* a hash; more only when wiring changed; applied once stored */
+			it->wiring = wmon_stage(rq->c->wmon, n.name, &r);
+			it->healthy = lc_report_healthy(&r, why, sizeof(why));
+			it->json = sj.json;
+			it->json_len = sj.len;
+			it->json_owned = sj.owned;
+			sj.owned = NULL;
+			memcpy(it->node, n.name, sizeof(n.name));
+			it->received_at = rq->now;
+			rs->async = it;
+		}
 	}
-	if (rq->who.pending) {
-		report_to_request(rq, rs, &n);
-		return;
-	}
-	if (report_time_refused(rq, rs, &n.lc, &r))
-		return;
-	if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
-		api_error(rs, 503, "out of memory");
-		return;
-	}
-	inv_report_summarize(&r, &it->sum);
-	/* a hash; more only when wiring changed; applied once the report is stored */
-	it->wiring = wmon_stage(rq->c->wmon, n.name, &r);
-	it->healthy = lc_report_healthy(&r, why, sizeof(why));
-	it->json = rq->body;
-	it->json_len = rq->body_len;
-	memcpy(it->node, n.name, sizeof(n.name));
-	it->received_at = rq->now;
-	rs->async = it;
+	free(sj.owned);
 }

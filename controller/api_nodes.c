@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body.h"
 #include "api_json.h"
 #include "api_server.h"
 #include "ctrl.h"
@@ -63,6 +64,8 @@ api_node_remove(struct api_req *rq, struct api_resp *rs)
 {
 	struct ctrl *c = rq->c;
 
+	if (api_body_none(rq, rs) == -1)
+		return;
 	pthread_mutex_lock(&c->inv_mu);
 	int rc = inv_begin(c->inv);
 	if (rc == 0)

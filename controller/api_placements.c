@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body.h"
 #include "api_json.h"
 #include "api_server.h"
 #include "catalog.h"
@@ -247,7 +248,7 @@ api_placement_remove(struct api_req *rq, struct api_resp *rs)
 	int64_t id = path_id(rq, rs);
 	char what[64];
 
-	if (id == 0)
+	if (id == 0 || api_body_none(rq, rs) == -1)
 		return;
 	pthread_mutex_lock(&rq->c->inv_mu);
 	int rc = inv_placement_remove(rq->c->inv, id);
@@ -277,7 +278,7 @@ api_placement_replan(struct api_req *rq, struct api_resp *rs)
 	struct plan_request req;
 	char err[2048];
 
-	if (id == 0)
+	if (id == 0 || api_body_none(rq, rs) == -1)
 		return;
 	old = calloc(1, sizeof(*old));
 	p = calloc(1, sizeof(*p));

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body.h"
 #include "api_server.h"
 #include "credentials.h"
 #include "ctrl.h"
@@ -333,6 +334,8 @@ rollout_command(struct api_req *rq, struct api_resp *rs, enum ro_command cmd)
 		api_error(rs, 400, "%s", err);
 		return;
 	}
+	if (cmd != RO_CMD_RETRY && api_body_none(rq, rs) == -1)
+		return;
 	if ((camp = load_locked(rq, rs)) == NULL)
 		return;
 	rc = cmd == RO_CMD_PAUSE ? rollout_pause(camp, rq->now, err, sizeof(err)) :

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body.h"
 #include "api_json.h"
 #include "api_server.h"
 #include "auth.h"
@@ -89,6 +90,8 @@ last_admin(struct inv *inv, const char *id)
 void
 api_tokens_revoke(struct api_req *rq, struct api_resp *rs)
 {
+	if (api_body_none(rq, rs) == -1)
+		return;
 	pthread_mutex_lock(&rq->c->inv_mu);
 	int rc = last_admin(rq->c->inv, rq->param);
 	if (rc == 0)

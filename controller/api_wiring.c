@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body.h"
 #include "api_server.h"
 #include "ctrl.h"
 #include "rollout_api.h"
@@ -254,6 +255,20 @@ import_dot(struct api_req *rq, struct wiring_plan_doc *doc, char *err, size_t er
 	return 0;
 }
 
+/* The plan's nodes are the cluster's, its receptacles theirs: 0 or a status. */
+static int
+plan_fits_cluster(struct api_req *rq, const struct wiring_plan_doc *doc, char *err,
+    size_t errlen)
+{
+	struct wiring_node *nodes = NULL;
+	int n = 0, status = import_nodes(rq, &nodes, &n, err, errlen);
+
+	if (status == 0 && wiring_plan_fits(doc->links, doc->n_links, nodes, n, err, errlen) == -1)
+		status = 400;
+	free(nodes);
+	return status;
+}
+
 /*
  * PUT {"topology": "mesh"|"ring"} or {"topology": "plan", "dot": "graph {...}"}
  * or {"topology": "plan", "links": [...]}.  Refused, nothing stored: the
@@ -291,6 +306,11 @@ api_wiring_plan_put(struct api_req *rq, struct api_resp *rs)
 	}
 	if (plan_check(doc.links, doc.n_links, err, sizeof(err)) == -1) {
 		api_error(rs, 400, "%s", err);
+		goto out;
+	}
+	if (doc.topology == WIRING_TOPO_PLAN &&
+	    (status = plan_fits_cluster(rq, &doc, err, sizeof(err))) != 0) {
+		api_error(rs, status, "%s", err);
 		goto out;
 	}
 	store_plan(rq, rs, &doc, 200);
@@ -340,6 +360,8 @@ api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs)
 	char err[300];
 	int status = 200;
 
+	if (api_body_none(rq, rs) == -1)
+		return;
 	memset(&doc, 0, sizeof(doc));
 	if (t != NULL && (wiring_topology_parse(t, &topo) == -1 || topo == WIRING_TOPO_PLAN)) {
 		api_error(rs, 400, "topology: \"%s\" is not mesh or ring", t);

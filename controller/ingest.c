@@ -54,6 +54,8 @@ ingest_item_free(struct ingest *in, struct ingest_item *it)
 		return;
 	wmon_staged_free(it->wiring);
 	it->wiring = NULL;
+	free(it->json_owned);
+	it->json_owned = NULL;
 	pthread_mutex_lock(&in->free_mu);
 	if (in->nfree < INGEST_QUEUE_MAX) {
 		it->next = in->free;

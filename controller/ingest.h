@@ -34,9 +34,11 @@ struct ingest_item {
 	struct inv_report_summary sum;
 	int healthy;                 /* lc_report_healthy() of the report */
 	struct wmon_staged *wiring;  /* its wiring, applied once stored (owned) */
-	const char *json;            /* the report as received: not owned, and it
-					must stay valid until done() is called */
+	const char *json;            /* the report to store: not owned (json_owned
+					aside), and it must stay valid until done()
+					is called */
 	size_t json_len;
+	char *json_owned;            /* when json is a copy: freed with the item */
 	int status;                  /* set before done(): 204, or an error status */
 	char error[128];             /* message when status is not 2xx */
 	void (*done)(struct ingest_item *it, void *arg); /* called on the writer thread */

@@ -281,6 +281,16 @@ int wiring_all_pass(const struct wiring_result *r);
 int wiring_plan_make(const struct wiring_node *nodes, int n_nodes, enum wiring_topology topo,
     struct wiring_plan_link **out, int *n_out, char *err, size_t errlen);
 
+/*
+ * A plan given by hand against the cluster it is for: every node it names
+ * is one of nodes, and every receptacle it names is one the node reports
+ * (a node whose ports are not known yet is taken at its word).  0, or -1
+ * with "links[3].b: mac9 is not in the cluster" or "links[0].a: mac1 has
+ * no receptacle 9 (it has 1, 2, 3, 4, 5, 6)" in err.
+ */
+int wiring_plan_fits(const struct wiring_plan_link *links, int n,
+    const struct wiring_node *nodes, int n_nodes, char *err, size_t errlen);
+
 /* 0 when the receptacle of node nodes[i] is known not to carry RDMA (RDMA
  * on, no device for its interface; or a peer with RDMA on sees no RDMA
  * service from it); 1 otherwise. */

@@ -10,6 +10,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The ports of end e's node fit it: 0, or -1 with why (links[k].SIDE). */
+static int
+end_fits(const struct wiring_end *e, int k, const char *side, const struct wiring_node *nodes,
+    int n_nodes, char *err, size_t errlen)
+{
+	const struct wiring_node *nd = NULL;
+	char have[WIRING_PORTS_MAX * 8] = "";
+	size_t w = 0;
+
+	for (int i = 0; i < n_nodes && nd == NULL; i++)
+		if (strcmp(nodes[i].name, e->node) == 0)
+			nd = &nodes[i];
+	if (nd == NULL) {
+		snprintf(err, errlen, "links[%d].%s: %s is not in the cluster", k, side, e->node);
+		return -1;
+	}
+	if (e->receptacle[0] == '\0' || nd->n_ports <= 0)
+		return 0;
+	for (int p = 0; p < nd->n_ports; p++) {
+		if (strcmp(nd->ports[p].receptacle, e->receptacle) == 0)
+			return 0;
+		int m = snprintf(have + w, sizeof(have) - w, "%s%s", p ? ", " : "",
+		    nd->ports[p].receptacle);
+		w += m > 0 && (size_t)m < sizeof(have) - w ? (size_t)m : 0;
+	}
+	snprintf(err, errlen, "links[%d].%s: %s has no receptacle %s (it has %s)", k, side,
+	    e->node, e->receptacle, have);
+	return -1;
+}
+
+int
+wiring_plan_fits(const struct wiring_plan_link *links, int n, const struct wiring_node *nodes,
+    int n_nodes, char *err, size_t errlen)
+{
+	for (int k = 0; k < n; k++)
+		if (end_fits(&links[k].a, k, "a", nodes, n_nodes, err, errlen) == -1 ||
+		    end_fits(&links[k].b, k, "b", nodes, n_nodes, err, errlen) == -1)
+			return -1;
+	return 0;
+}
+
 struct plan_state {
 	const struct wiring_node *nodes;
 	int n;

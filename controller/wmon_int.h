@@ -8,6 +8,7 @@
 #include "api.h"
 #include "wiring.h"
 #include "wmon.h"
+#include "wmon_gate.h"
 
 /* A cached node: allocated once, the table and the dirty list point to it. */
 struct wmon_node {
@@ -30,11 +31,13 @@ struct wmon_link_state {
 	api_name a, b;
 	enum wiring_verdict verdict;
 	int pass;
+	struct wmon_gate gate;         /* its events (wmon_gate.h) */
 };
 
 struct wmon_state {
 	api_name cluster;
 	enum wiring_cluster_verdict verdict;
+	struct wmon_gate gate;         /* the cluster verdict's events */
 	int n_links;
 	struct wmon_link_state *links;
 	int seen;                      /* found in the latest pass */

@@ -4,7 +4,9 @@
  * WMON_FULL_EVERY seconds, check them all.  A link whose verdict differs
  * from the previous pass's is an event ("wiring pass -> degraded", about
  * the link's first node, the reason naming the link and its fix), and so
- * is a cluster verdict that changed.  The verdicts stay for /metrics.
+ * is a cluster verdict that changed, each at most once a WMON_EVENT_GAP
+ * (wmon_gate.h: a flapping cable makes one event a minute, not one a
+ * check).  The verdicts stay for /metrics.
  */
 #include "wmon.h"
 #include "wmon_int.h"
@@ -70,41 +72,55 @@ old_link(const struct wmon_state *s, const char *expected)
 	return NULL;
 }
 
-/* Events for what changed since the state s (NULL: first sight, no events). */
+/* The event a gate lets out, if any, for what (a link, or "cluster C"). */
 static void
-diff(const struct wmon_state *s, const struct wiring_result *r, struct pass *p)
+gate_event(struct pass *p, const char *node, struct wmon_gate *g, int verdict, double now,
+    const char *(*str)(int), const char *detail)
 {
 	char what[64], reason[1400];
+	int from, unlogged;
+	enum wmon_gate_event ev = wmon_gate_pass(g, verdict, now, &from, &unlogged);
 
-	if (s == NULL)
+	if (ev == WMON_GATE_QUIET)
 		return;
-	for (int k = 0; k < r->n_links; k++) {
-		const struct wiring_link *l = &r->links[k];
-		const struct wmon_link_state *o = old_link(s, l->expected);
-
-		if (o == NULL || o->verdict == l->verdict)
-			continue;
-		snprintf(what, sizeof(what), "wiring %s -> %s", wiring_verdict_str(o->verdict),
-		    wiring_verdict_str(l->verdict));
-		snprintf(reason, sizeof(reason), "%s: %s: %s%s%s", r->cluster, l->expected,
-		    l->actual, l->fix[0] ? "; fix: " : "", l->fix);
-		pending_add(p, l->a.node, what, reason);
-	}
-	if (s->verdict != r->verdict) {
-		snprintf(what, sizeof(what), "wiring %s -> %s", wiring_cluster_verdict_str(s->verdict),
-		    wiring_cluster_verdict_str(r->verdict));
-		snprintf(reason, sizeof(reason), "cluster %s: %s", r->cluster, r->verdict_text);
-		pending_add(p, "", what, reason);
-	}
+	if (ev == WMON_GATE_CHANGED)
+		snprintf(what, sizeof(what), "wiring %s -> %s", str(from), str(verdict));
+	else
+		snprintf(what, sizeof(what), "wiring flapping");
+	if (unlogged > 0)
+		snprintf(reason, sizeof(reason), "%s; %d change%s since the last event not logged%s%s",
+		    detail, unlogged, unlogged == 1 ? "" : "s",
+		    ev == WMON_GATE_FLAPPING ? ", now " : "",
+		    ev == WMON_GATE_FLAPPING ? str(verdict) : "");
+	else
+		snprintf(reason, sizeof(reason), "%s", detail);
+	pending_add(p, node, what, reason);
 }
 
-/* Replace cluster's state with r's verdicts; mu held. */
+static const char *
+link_verdict_str(int v)
+{
+	return wiring_verdict_str((enum wiring_verdict)v);
+}
+
+static const char *
+cluster_verdict_str(int v)
+{
+	return wiring_cluster_verdict_str((enum wiring_cluster_verdict)v);
+}
+
+/*
+ * Replace cluster's state with r's verdicts, and queue the events their
+ * changes make through each link's gate (none on a cluster's first
+ * sight, nor for a link first seen); mu held.
+ */
 static void
-keep(struct wmon *m, const struct wiring_result *r)
+keep(struct wmon *m, const struct wiring_result *r, double now, struct pass *p)
 {
 	struct wmon_state *s = state_of(m, r->cluster);
 	struct wmon_link_state *links = calloc((size_t)(r->n_links > 0 ? r->n_links : 1),
 	    sizeof(*links));
+	char detail[1400];
 
 	if (links == NULL)
 		return;
@@ -119,14 +135,28 @@ keep(struct wmon *m, const struct wiring_result *r)
 		s = &m->states[m->n_states++];
 		memset(s, 0, sizeof(*s));
 		snprintf(s->cluster, sizeof(s->cluster), "%s", r->cluster);
+		wmon_gate_init(&s->gate, r->verdict);
 	}
 	for (int k = 0; k < r->n_links; k++) {
-		memcpy(links[k].expected, r->links[k].expected, sizeof(links[k].expected));
-		memcpy(links[k].a, r->links[k].a.node, sizeof(links[k].a));
-		memcpy(links[k].b, r->links[k].b.node, sizeof(links[k].b));
-		links[k].verdict = r->links[k].verdict;
-		links[k].pass = r->links[k].pass;
+		const struct wiring_link *l = &r->links[k];
+		const struct wmon_link_state *o = old_link(s, l->expected);
+
+		memcpy(links[k].expected, l->expected, sizeof(links[k].expected));
+		memcpy(links[k].a, l->a.node, sizeof(links[k].a));
+		memcpy(links[k].b, l->b.node, sizeof(links[k].b));
+		links[k].verdict = l->verdict;
+		links[k].pass = l->pass;
+		if (o == NULL) {
+			wmon_gate_init(&links[k].gate, l->verdict);
+			continue;
+		}
+		links[k].gate = o->gate;
+		snprintf(detail, sizeof(detail), "%s: %s: %s%s%s", r->cluster, l->expected,
+		    l->actual, l->fix[0] ? "; fix: " : "", l->fix);
+		gate_event(p, l->a.node, &links[k].gate, l->verdict, now, link_verdict_str, detail);
 	}
+	snprintf(detail, sizeof(detail), "cluster %s: %s", r->cluster, r->verdict_text);
+	gate_event(p, "", &s->gate, r->verdict, now, cluster_verdict_str, detail);
 	free(s->links);
 	s->links = links;
 	s->n_links = r->n_links;
@@ -237,8 +267,7 @@ run_pass(struct wmon *m, int full)
 			continue;
 		}
 		pthread_mutex_lock(&m->mu);
-		diff(state_of(m, r->cluster), r, &p);
-		keep(m, r);
+		keep(m, r, now, &p);
 		pthread_mutex_unlock(&m->mu);
 		wiring_result_free(r);
 	}

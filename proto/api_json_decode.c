@@ -6,9 +6,11 @@
  * value out of range, a string that does not fit its buffer (never
  * truncated) or an empty one ("" is not a value: unknown is null), an enum
  * name nobody knows: each is an error naming the field's path
- * ("nodes[3].state: \"sleeping\" is not a node state").  Unknown keys are
- * ignored (a node's "report" among them), a missing optional key reads as
- * null, a duplicated key takes its first value.
+ * ("nodes[3].state: \"sleeping\" is not a node state").  In answers,
+ * unknown keys are ignored (a node's "report" among them) and a missing
+ * optional key reads as null; in request bodies an unknown key is refused
+ * (json_dec_known_keys).  A key given twice is refused everywhere
+ * (json_dec_parse).
  *
  * Request bodies, which people write, are more forgiving about "" (it reads
  * as "none") and stricter about names: a node or cluster name must pass
@@ -538,6 +540,14 @@ dec_token_cluster(struct json_dec *d, enum token_role role, const char *cluster)
 	return 0;
 }
 
+/* The keys of the request bodies (json_dec_known_keys). */
+static const char *const token_keys[] = { "role", "ttl_seconds", "cluster", "accept", "label",
+	NULL };
+static const char *const reason_keys[] = { "reason", NULL };
+static const char *const name_keys[] = { "name", NULL };
+static const char *const serials_keys[] = { "serials", NULL };
+static const char *const nodes_keys[] = { "nodes", NULL };
+
 int
 api_json_decode_token_request(const char *json, size_t len,
     struct api_token_request *out, char *err, size_t errlen)
@@ -550,6 +560,7 @@ api_json_decode_token_request(const char *json, size_t len,
 	memset(out, 0, sizeof(*out));
 	out->ttl_seconds = NAN;
 	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    json_dec_known_keys(&d, root, NULL, "a token request", token_keys) == 0 &&
 	    dec_role(&d, root, &out->role) == 0 &&
 	    dec_ttl(&d, root, out->role, &out->ttl_seconds) == 0 &&
 	    dec_opt_str(&d, root, "cluster", out->cluster,
@@ -577,7 +588,8 @@ api_json_decode_reason(const char *json, size_t len, char *reason,
 	if (reasonlen == 0)
 		return json_dec_fail(&d, NULL, "no room for the reason");
 	reason[0] = '\0';
-	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0)
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    json_dec_known_keys(&d, root, NULL, "this request", reason_keys) == 0)
 		rc = dec_opt_str(&d, root, "reason", reason, size, 0);
 	cJSON_Delete(root);
 	return rc;
@@ -595,7 +607,8 @@ api_json_decode_name(const char *json, size_t len, api_name name, char *err,
 
 	json_dec_init(&d, err, errlen);
 	memset(name, 0, sizeof(api_name));
-	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0) {
+	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    json_dec_known_keys(&d, root, NULL, "this request", name_keys) == 0) {
 		it = cJSON_GetObjectItemCaseSensitive(root, p.key);
 		if (it == NULL || cJSON_IsNull(it))
 			json_dec_fail(&d, &p, "missing");
@@ -647,6 +660,7 @@ api_json_decode_serials(const char *json, size_t len, api_name *serials, int max
 	json_dec_init(&d, err, errlen);
 	*n = 0;
 	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    json_dec_known_keys(&d, root, NULL, "this request", serials_keys) == 0 &&
 	    dec_array(&d, root, &p, "serial numbers", &a) == 0)
 		rc = dec_name_elems(&d, a, &p, serials, max < 0 ? 0 : max, n);
 	if (rc == 0 && *n == 0)
@@ -668,6 +682,7 @@ api_json_decode_names(const char *json, size_t len, api_name *names, int max,
 	json_dec_init(&d, err, errlen);
 	*n = 0;
 	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
+	    json_dec_known_keys(&d, root, NULL, "this request", nodes_keys) == 0 &&
 	    dec_array(&d, root, &p, "names", &a) == 0)
 		rc = dec_name_elems(&d, a, &p, names, max < 0 ? 0 : max, n);
 	cJSON_Delete(root);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "json_dec.h"
 
 static cJSON *
 num_or_null(double v)
@@ -107,13 +108,18 @@ int
 api_json_decode_samples(const char *json, size_t len, char *node, struct api_sample **out,
     int *n, char *err, size_t errlen)
 {
-	cJSON *root = cJSON_ParseWithLength(json, len);
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "samples");
-	const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "node");
+	struct json_dec d;
+	cJSON *root = NULL;
+	const cJSON *arr, *nm;
 	int count, rc = -1;
 
 	*out = NULL;
 	*n = 0;
+	json_dec_init(&d, err, errlen);
+	if (json_dec_parse(&d, json, len, JSON_DEC_MAX, 1, &root) == -1)
+		goto done;
+	arr = cJSON_GetObjectItemCaseSensitive(root, "samples");
+	nm = cJSON_GetObjectItemCaseSensitive(root, "node");
 	if (!cJSON_IsArray(arr) || !cJSON_IsString(nm)) {
 		snprintf(err, errlen, "not a node's samples: no \"node\" and \"samples\"");
 		goto done;

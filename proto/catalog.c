@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_dec.h"
+
 static const char *src_keys[CSRC_COUNT] = {
 	"layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",
 	"kv_cache_bytes_per_token", "vocab_size", "tie_word_embeddings", "total_params",
@@ -47,6 +49,33 @@ fail(char *err, size_t errlen, const char *where, const char *fmt, ...)
 	}
 	return -1;
 }
+
+/*
+ * Only the given keys in the object o at where ("models[2].attention", ""
+ * the top): a misspelt field is refused, not ignored.
+ */
+static int
+keys_only(const cJSON *o, const char *where, const char *const *keys, char *err, size_t errlen)
+{
+	char w[160];
+	size_t n = strlen(where);
+	struct json_dec d;
+
+	/* where may end in the '.' that joins it to its keys */
+	snprintf(w, sizeof(w), "%.*s", (int)(n > 0 && where[n - 1] == '.' ? n - 1 : n), where);
+	struct json_path p = { NULL, w, 0 };
+	json_dec_init(&d, err, errlen);
+	return json_dec_known_keys(&d, o, w[0] != '\0' ? &p : NULL, "a model", keys);
+}
+
+static const char *const model_keys[] = { "name", "display_name", "architecture", "hf_repo",
+	"layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",
+	"kv_cache_bytes_per_token", "vocab_size", "tie_word_embeddings", "total_params",
+	"active_params", "tensor_sharding", "attention", "runtimes", "variants", "sources", NULL };
+static const char *const attention_keys[] = { "kind", "kv_lora_rank", "rope_head_dim", NULL };
+static const char *const variant_keys[] = { "quant", "bits_per_weight", "bytes", "source",
+	"mlx_repo", NULL };
+static const char *const runtime_keys[] = { "tensor", "pipeline", "source", NULL };
 
 /* A whole number in [lo, hi] at obj.key. */
 static int
@@ -143,7 +172,8 @@ decode_attention(const cJSON *o, const char *pfx, struct catalog_model *m, char 
 	if (!cJSON_IsObject(a))
 		return fail(err, errlen, p, "missing or not an object");
 	snprintf(p, sizeof(p), "%sattention.", pfx);
-	if (get_str(a, p, "kind", kind, sizeof(kind), err, errlen) == -1)
+	if (keys_only(a, p, attention_keys, err, errlen) == -1 ||
+	    get_str(a, p, "kind", kind, sizeof(kind), err, errlen) == -1)
 		return -1;
 	if (strcmp(kind, "gqa") == 0) {
 		m->attention = CATALOG_ATTN_GQA;
@@ -208,7 +238,8 @@ decode_runtimes(const cJSON *o, const char *pfx, struct catalog_model *m, char *
 		snprintf(p, sizeof(p), "%sruntimes.%s.", pfx, rt_keys[i]);
 		if (!cJSON_IsObject(r))
 			return fail(err, errlen, p, "not an object");
-		if (get_bool(r, p, "tensor", &rt->tensor, err, errlen) == -1 ||
+		if (keys_only(r, p, runtime_keys, err, errlen) == -1 ||
+		    get_bool(r, p, "tensor", &rt->tensor, err, errlen) == -1 ||
 		    get_bool(r, p, "pipeline", &rt->pipeline, err, errlen) == -1 ||
 		    get_str(r, p, "source", rt->source, sizeof(rt->source), err, errlen) == -1)
 			return -1;
@@ -226,6 +257,8 @@ decode_variant(const cJSON *v, const char *pfx, struct catalog_variant *out, cha
 
 	if (!cJSON_IsObject(v))
 		return fail(err, errlen, pfx, "not an object");
+	if (keys_only(v, pfx, variant_keys, err, errlen) == -1)
+		return -1;
 	char p[224];
 	snprintf(p, sizeof(p), "%s.", pfx);
 	if (get_str(v, p, "quant", out->quant, sizeof(out->quant), err, errlen) == -1)
@@ -333,7 +366,8 @@ decode_model_obj(const cJSON *o, const char *pfx, struct catalog_model *m, char 
 	memset(m, 0, sizeof(*m));
 	if (!cJSON_IsObject(o))
 		return fail(err, errlen, pfx, "a model is a JSON object");
-	if (get_str(o, pfx, "name", m->name, sizeof(m->name), err, errlen) == -1)
+	if (keys_only(o, pfx, model_keys, err, errlen) == -1 ||
+	    get_str(o, pfx, "name", m->name, sizeof(m->name), err, errlen) == -1)
 		return -1;
 	snprintf(where, sizeof(where), "%sname", pfx);
 	if (!word_valid(m->name))
@@ -390,11 +424,13 @@ parse(const char *json, size_t len, char *err, size_t errlen)
 		fail(err, errlen, "", "larger than %zu bytes", CATALOG_FILE_MAX);
 		return NULL;
 	}
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-	if (root == NULL) {
-		size_t at = end != NULL && end >= json ? (size_t)(end - json) : 0;
-		fail(err, errlen, "", "not valid JSON (near byte %zu)", at);
+	struct json_dec d;
+	cJSON *root;
+
+	json_dec_init(&d, err, errlen);
+	if (json_dec_parse(&d, json, len, CATALOG_FILE_MAX, 1, &root) == -1) {
+		cJSON_Delete(root);
+		return NULL;
 	}
 	return root;
 }

@@ -21,13 +21,20 @@ struct json_path {
 	int idx;
 };
 
-/* The caller's error buffer (err may be NULL). */
+/* The caller's error buffer (err may be NULL), and how keys are checked. */
 struct json_dec {
 	char *err;
 	size_t errlen;
+	/*
+	 * Set by a decoder that visits every member of every object itself
+	 * (the report's): json_dec_parse leaves a key given twice to it, and
+	 * it counts in unknown the keys it does not know.
+	 */
+	int own_key_check;
+	int unknown;
 };
 
-/* Point d at err[errlen] and empty it. */
+/* Point d at err[errlen] and empty it; keys checked by json_dec_parse. */
 void json_dec_init(struct json_dec *d, char *err, size_t errlen);
 
 /* Writes "path: message" (the message alone for p NULL); returns -1. */
@@ -42,6 +49,28 @@ const char *json_dec_num(char *buf, size_t size, double v);
  * white space after the value.  *root gets the tree, for the caller to
  * delete whatever this returns; it is an object when this returns 0 and
  * object is set.  Returns 0, or -1 with why in d.
+ */
+/*
+ * Every key of the object o is one of keys (NULL-terminated): a misspelt
+ * key ("dryrun") is refused, not ignored.  0, or -1 with "KEY: not a field
+ * of WHAT (key, key, ...)" in d; p is where o sits (NULL: the top level).
+ */
+int json_dec_known_keys(struct json_dec *d, const cJSON *o, const struct json_path *p,
+    const char *what, const char *const *keys);
+
+/*
+ * No key given twice in any object under root: 0, or -1 with where in d.
+ * json_dec_parse runs it unless d->own_key_check.
+ */
+int json_dec_unique_keys(struct json_dec *d, const cJSON *root);
+
+/* A limit for inputs that have none of their own (answers read by tbctl). */
+#define JSON_DEC_MAX ((size_t)64 << 20)
+
+/*
+ * Strict: a byte order mark, a NUL byte, malformed UTF-8, a raw control
+ * character, "\u0000" or a lone surrogate escape in a string, and a key
+ * given twice in one object are refused, as is anything after the value.
  */
 int json_dec_parse(struct json_dec *d, const char *json, size_t len, size_t max,
     int object, cJSON **root);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_dec.h"
+
 static const char *strategies[] = { "auto", "tensor", "pipeline", "single" };
 static const char *states[] = { "proposed", "active", "degraded", "stale" };
 static const char *runtimes[] = { "mlx-lm", "exo" };
@@ -578,10 +580,14 @@ decode_plan_obj(struct dec *d, const cJSON *o, struct plan *p)
 static cJSON *
 parse(struct dec *d, const char *json, size_t len)
 {
-	cJSON *root = len <= ((size_t)64 << 20) ? cJSON_ParseWithLength(json, len) : NULL;
+	struct json_dec jd;
+	cJSON *root;
 
-	if (root == NULL)
-		snprintf(d->err, d->errlen, "not valid JSON");
+	json_dec_init(&jd, d->err, d->errlen);
+	if (json_dec_parse(&jd, json, len, JSON_DEC_MAX, 1, &root) == -1) {
+		cJSON_Delete(root);
+		return NULL;
+	}
 	return root;
 }
 
@@ -659,6 +665,9 @@ decode_request_nodes(struct dec *d, const cJSON *o, struct plan_request *r)
 	return 0;
 }
 
+static const char *const request_keys[] = { "model", "cluster", "strategy", "context", "batch",
+	"runtime", "entry", "fast_synch", "nodes", NULL };
+
 int
 plan_json_decode_request(const char *json, size_t len, struct plan_request *r, char *err,
     size_t errlen)
@@ -672,9 +681,12 @@ plan_json_decode_request(const char *json, size_t len, struct plan_request *r, c
 	memset(r, 0, sizeof(*r));
 	if (len > API_BODY_MAX || (root = parse(&d, json, len)) == NULL)
 		return len > API_BODY_MAX ? fail(&d, "body", "too large") : -1;
+	struct json_dec jd;
+	json_dec_init(&jd, err, errlen);
 	if (!cJSON_IsObject(root))
 		fail(&d, "body", "not a JSON object");
-	else if (dstr(&d, root, "model", r->model, sizeof(r->model), 0) == 0 &&
+	else if (json_dec_known_keys(&jd, root, NULL, "a placement request", request_keys) == 0 &&
+	    dstr(&d, root, "model", r->model, sizeof(r->model), 0) == 0 &&
 	    dstr(&d, root, "cluster", r->cluster, sizeof(r->cluster), 1) == 0 &&
 	    dstr(&d, root, "strategy", s, sizeof(s), 1) == 0 &&
 	    dint(&d, root, "context", 1, PLAN_CONTEXT_MAX, &r->context, 1) == 0 &&

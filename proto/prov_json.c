@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_dec.h"
 #include "prov_api.h"
 
 enum pk { PK_STR, PK_INT, PK_BOOL, PK_TIME, PK_I64 };
@@ -198,10 +199,14 @@ dec_object(const cJSON *obj, void *base, const struct pf *fields, int strict,
 static cJSON *
 parse(const char *json, size_t len, char *err, size_t errlen)
 {
-	cJSON *root = cJSON_ParseWithLength(json, len);
+	struct json_dec d;
+	cJSON *root;
 
-	if (root == NULL)
-		snprintf(err, errlen, "the body is not JSON");
+	json_dec_init(&d, err, errlen);
+	if (json_dec_parse(&d, json, len, JSON_DEC_MAX, 1, &root) == -1) {
+		cJSON_Delete(root);
+		return NULL;
+	}
 	return root;
 }
 

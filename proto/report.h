@@ -223,10 +223,12 @@ int report_decode(const char *json, size_t len, struct report *out, char *err, s
  * report_init, zeroed memory or the last report_decode_again.  Where
  * report_decode clears all of *out (some 70 KB, most of it arrays), this
  * clears only the array elements the last call filled; after a failure, it
- * clears everything.
+ * clears everything.  *unknown (unless NULL) gets the number of keys the
+ * report's schema does not have, which decoding skipped: a newer agent's
+ * fields.  A key given twice, known or not, is refused.
  */
-int report_decode_again(const char *json, size_t len, struct report *r, char *err,
-    size_t errlen);
+int report_decode_again(const char *json, size_t len, struct report *r, int *unknown,
+    char *err, size_t errlen);
 
 /*
  * 1 when s is a HOST:PORT agent.listen may hold: PORT digits only, 1 to

@@ -178,12 +178,13 @@ key_index(const char *const *keys, int n, int start, const char *key)
  * keys of table f (may be NULL) followed by extra (NULL-terminated, may be
  * NULL); returns the number of f's keys.  Each member's name is compared
  * first with the key after the one last found, which is its own when the
- * members come in table order, as report_encode writes them.  A duplicated
- * key keeps its first value.
+ * members come in table order, as report_encode writes them.  A key of
+ * the table or extra given twice is refused (-1, the error in d; obj sits
+ * at up); keys of neither are counted in d->unknown (json_dec.h).
  */
 static int
-index_members(const cJSON *obj, const struct field *f, const char *const *extra,
-    struct members *m)
+index_members(struct json_dec *d, const struct json_path *up, const cJSON *obj,
+    const struct field *f, const char *const *extra, struct members *m)
 {
 	const char *keys[KEYS_MAX];
 	const cJSON *c;
@@ -196,11 +197,15 @@ index_members(const cJSON *obj, const struct field *f, const char *const *extra,
 		keys[n++] = *extra;
 	memset(m, 0, sizeof(*m));
 	for (c = obj != NULL ? obj->child : NULL; c != NULL; c = c->next) {
-		if (c->string == NULL ||
-		    (i = key_index(keys, n, next, c->string)) < 0)
+		if (c->string == NULL || (i = key_index(keys, n, next, c->string)) < 0) {
+			d->unknown++;
 			continue;
-		if (m->v[i] == NULL)
-			m->v[i] = c;
+		}
+		if (m->v[i] != NULL) {
+			struct json_path p = { up, keys[i], 0 };
+			return json_dec_fail(d, &p, "given twice");
+		}
+		m->v[i] = c;
 		next = i + 1 < n ? i + 1 : 0;
 	}
 	return nf;
@@ -236,7 +241,8 @@ dec_table(struct json_dec *d, const cJSON *obj, const struct json_path *up, void
 {
 	struct members m;
 
-	index_members(obj, f, NULL, &m);
+	if (index_members(d, up, obj, f, NULL, &m) == -1)
+		return -1;
 	return dec_fields(d, &m, up, base, f);
 }
 
@@ -332,8 +338,8 @@ dec_port_elem(struct json_dec *d, const cJSON *e, const struct json_path *p, voi
 	if (!cJSON_IsObject(e))
 		return json_dec_fail(d, p, "must be an object");
 	report_port_init(port);
-	nf = index_members(e, report_fields_port, extra, &m);
-	if (dec_fields(d, &m, p, port, report_fields_port) == -1 ||
+	if ((nf = index_members(d, p, e, report_fields_port, extra, &m)) == -1 ||
+	    dec_fields(d, &m, p, port, report_fields_port) == -1 ||
 	    dec_array(d, m.v[nf], p, "ipv4", ARRAY(port->ipv4), &port->n_ipv4,
 	    dec_ipv4_elem) == -1 ||
 	    dec_object(d, m.v[nf + 1], &pp, &peer) == -1)
@@ -378,8 +384,8 @@ dec_netif_elem(struct json_dec *d, const cJSON *e, const struct json_path *p, vo
 	if (!cJSON_IsObject(e))
 		return json_dec_fail(d, p, "must be an object");
 	report_netif_init(n);
-	nf = index_members(e, report_fields_netif, extra, &m);
-	if (dec_fields(d, &m, p, n, report_fields_netif) == -1)
+	if ((nf = index_members(d, p, e, report_fields_netif, extra, &m)) == -1 ||
+	    dec_fields(d, &m, p, n, report_fields_netif) == -1)
 		return -1;
 	return dec_array(d, m.v[nf], p, "ipv4", ARRAY(n->ipv4), &n->n_ipv4, dec_ipv4_elem);
 }
@@ -395,7 +401,8 @@ dec_network(struct json_dec *d, const cJSON *it, struct report_network *nw)
 
 	if (dec_object(d, it, &p, &o) == -1)
 		return -1;
-	index_members(o, NULL, keys, &m);
+	if (index_members(d, &p, o, NULL, keys, &m) == -1)
+		return -1;
 	return dec_array(d, m.v[0], &p, "interfaces", ARRAY(nw->interfaces),
 	    &nw->n_interfaces, dec_netif_elem);
 }
@@ -414,13 +421,13 @@ dec_thunderbolt(struct json_dec *d, const cJSON *it, struct report_thunderbolt *
 
 	if (dec_object(d, it, &p, &o) == -1)
 		return -1;
-	index_members(o, NULL, keys, &m);
-	if (dec_array(d, m.v[0], &p, "ports", ARRAY(t->ports), &t->n_ports,
+	if (index_members(d, &p, o, NULL, keys, &m) == -1 ||
+	    dec_array(d, m.v[0], &p, "ports", ARRAY(t->ports), &t->n_ports,
 	    dec_port_elem) == -1 ||
 	    dec_object(d, m.v[1], &bp, &bo) == -1)
 		return -1;
-	nf = index_members(bo, report_fields_bridge, extra, &bm);
-	if (dec_fields(d, &bm, &bp, b, report_fields_bridge) == -1)
+	if ((nf = index_members(d, &bp, bo, report_fields_bridge, extra, &bm)) == -1 ||
+	    dec_fields(d, &bm, &bp, b, report_fields_bridge) == -1)
 		return -1;
 	return dec_array(d, bm.v[nf], &bp, "members", ARRAY(b->members),
 	    &b->n_members, dec_str);
@@ -438,8 +445,8 @@ dec_rdma(struct json_dec *d, const cJSON *it, struct report_rdma *r)
 
 	if (dec_object(d, it, &p, &o) == -1)
 		return -1;
-	nf = index_members(o, report_fields_rdma, extra, &m);
-	if (dec_fields(d, &m, &p, r, report_fields_rdma) == -1)
+	if ((nf = index_members(d, &p, o, report_fields_rdma, extra, &m)) == -1 ||
+	    dec_fields(d, &m, &p, r, report_fields_rdma) == -1)
 		return -1;
 	return dec_array(d, m.v[nf], &p, "devices", ARRAY(r->devices),
 	    &r->n_devices, dec_device_elem);
@@ -489,8 +496,10 @@ dec_report(struct json_dec *d, const cJSON *root, struct report *r)
 {
 	struct members m;
 	const cJSON *const *x;
-	int nf = index_members(root, report_fields_top, root_keys, &m);
+	int nf = index_members(d, NULL, root, report_fields_top, root_keys, &m);
 
+	if (nf == -1)
+		return -1;
 	x = m.v + nf;
 	if (dec_required(d, &m, nf) == -1 ||
 	    dec_fields(d, &m, NULL, r, report_fields_top) == -1 ||
@@ -551,19 +560,26 @@ reinit(struct report *r)
 }
 
 static int
-decode(const char *json, size_t len, struct report *out, char *err, size_t errlen)
+decode(const char *json, size_t len, struct report *out, int *unknown, char *err,
+    size_t errlen)
 {
 	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
 	json_dec_init(&d, err, errlen);
+	d.own_key_check = 1;    /* index_members sees every object's keys */
 	json_arena_begin();
 	if (json_dec_parse(&d, json, len, REPORT_JSON_MAX, 1, &root) == 0)
 		rc = dec_report(&d, root, out);
+	/* keys it does not know (a newer agent's) were not looked into */
+	if (rc == 0 && d.unknown > 0)
+		rc = json_dec_unique_keys(&d, root);
 	if (!json_arena_holds_all())
 		cJSON_Delete(root);
 	json_arena_end();
+	if (unknown != NULL)
+		*unknown = d.unknown;
 	return rc;
 }
 
@@ -572,15 +588,15 @@ report_decode(const char *json, size_t len, struct report *out, char *err,
     size_t errlen)
 {
 	report_init(out);
-	return decode(json, len, out, err, errlen);
+	return decode(json, len, out, NULL, err, errlen);
 }
 
 int
-report_decode_again(const char *json, size_t len, struct report *r, char *err,
+report_decode_again(const char *json, size_t len, struct report *r, int *unknown, char *err,
     size_t errlen)
 {
 	reinit(r);
-	if (decode(json, len, r, err, errlen) == 0)
+	if (decode(json, len, r, unknown, err, errlen) == 0)
 		return 0;
 	report_init(r);   /* a failure may have filled elements it did not count */
 	return -1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_dec.h"
 #include "report.h"
 
 static const char *const step_names[RO_STEP_COUNT] = { "pending", "preflight", "cordon",
@@ -301,16 +302,12 @@ ro_json_node_request(const char *node)
 static cJSON *
 parse(const char *json, size_t len, size_t max, char *err, size_t errlen)
 {
+	struct json_dec d;
 	cJSON *o;
 
-	if (len > max) {
-		snprintf(err, errlen, "the body is larger than %zu bytes", max);
-		return NULL;
-	}
-	o = cJSON_ParseWithLength(json, len);
-	if (o == NULL || !cJSON_IsObject(o)) {
+	json_dec_init(&d, err, errlen);
+	if (json_dec_parse(&d, json, len, max, 1, &o) == -1) {
 		cJSON_Delete(o);
-		snprintf(err, errlen, "the body is not a JSON object");
 		return NULL;
 	}
 	return o;
@@ -424,41 +421,43 @@ decode_request_fields(const cJSON *o, struct ro_campaign *c, char *err, size_t e
 	return 0;
 }
 
-/* The keys a rollout request may have: a misspelt one ("dryrun") is refused,
- * not ignored. */
-static int
-request_keys_known(const cJSON *o, char *err, size_t errlen)
-{
-	static const char *keys[] = { "cluster", "target", "label", "mode", "window",
-		"max_unavailable", "dry_run" };
-	const cJSON *it;
+/* The keys of the requests (json_dec_known_keys). */
+static const char *const request_keys[] = { "cluster", "target", "label", "mode", "window",
+	"max_unavailable", "dry_run", NULL };
+static const char *const ssh_keys[] = { "host", "user", "port", NULL };
+static const char *const fp_keys[] = { "fingerprint", NULL };
+static const char *const cred_keys[] = { "node", "cluster", "user", "password", NULL };
+static const char *const node_keys[] = { "node", NULL };
 
-	cJSON_ArrayForEach(it, o) {
-		size_t k = 0;
-		while (k < sizeof(keys) / sizeof(keys[0]) && strcmp(it->string, keys[k]) != 0)
-			k++;
-		if (k == sizeof(keys) / sizeof(keys[0])) {
-			snprintf(err, errlen, "%.64s: not a field of a rollout (cluster, target, "
-			    "label, mode, window, max_unavailable, dry_run)", it->string);
-			return -1;
-		}
+/* The body's object, with only the given keys; NULL with why in err. */
+static cJSON *
+parse_keys(const char *json, size_t len, const char *what, const char *const *keys, char *err,
+    size_t errlen)
+{
+	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	struct json_dec d;
+
+	if (o == NULL)
+		return NULL;
+	json_dec_init(&d, err, errlen);
+	if (json_dec_known_keys(&d, o, NULL, what, keys) == -1) {
+		cJSON_Delete(o);
+		return NULL;
 	}
-	return 0;
+	return o;
 }
 
 int
 ro_json_decode_request(const char *json, size_t len, struct ro_campaign *c, char *err,
     size_t errlen)
 {
-	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	cJSON *o = parse_keys(json, len, "a rollout", request_keys, err, errlen);
 	int rc;
 
 	if (o == NULL)
 		return -1;
 	memset(c, 0, sizeof(*c));
-	rc = cJSON_IsObject(o) ? request_keys_known(o, err, errlen) : 0;
-	if (rc == 0)
-		rc = decode_request_fields(o, c, err, errlen);
+	rc = decode_request_fields(o, c, err, errlen);
 	cJSON_Delete(o);
 	return rc;
 }
@@ -575,7 +574,7 @@ int
 ro_json_decode_ssh_request(const char *json, size_t len, struct ro_ssh *s, char *err,
     size_t errlen)
 {
-	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	cJSON *o = parse_keys(json, len, "an SSH address", ssh_keys, err, errlen);
 	long port;
 	int rc = -1;
 
@@ -602,7 +601,7 @@ int
 ro_json_decode_fingerprint(const char *json, size_t len, char *fp, size_t size, char *err,
     size_t errlen)
 {
-	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	cJSON *o = parse_keys(json, len, "a host key", fp_keys, err, errlen);
 	int rc;
 
 	if (o == NULL)
@@ -616,7 +615,7 @@ int
 ro_json_decode_credentials(const char *json, size_t len, struct ro_credentials *cr,
     char *err, size_t errlen)
 {
-	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	cJSON *o = parse_keys(json, len, "credentials", cred_keys, err, errlen);
 	int rc = -1;
 
 	if (o == NULL)
@@ -643,7 +642,7 @@ int
 ro_json_decode_node_request(const char *json, size_t len, api_name node, char *err,
     size_t errlen)
 {
-	cJSON *o = parse(json, len, API_BODY_MAX, err, errlen);
+	cJSON *o = parse_keys(json, len, "a retry", node_keys, err, errlen);
 	int rc;
 
 	if (o == NULL)

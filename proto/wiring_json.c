@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_dec.h"
 #include "api.h"
 
 static cJSON *
@@ -126,6 +127,21 @@ dfail(struct dec *d, const char *path, const char *what)
 	snprintf(d->err, d->errlen, "%s: %s", path, what);
 	return -1;
 }
+
+/* Only the given keys in the object o at path (json_dec_known_keys). */
+static int
+keys_only(struct dec *d, const cJSON *o, const char *path, const char *const *keys)
+{
+	struct json_dec jd;
+	struct json_path p = { NULL, path, 0 };
+
+	json_dec_init(&jd, d->err, d->errlen);
+	return json_dec_known_keys(&jd, o, &p, "a wiring plan", keys);
+}
+
+static const char *const plan_keys[] = { "cluster", "topology", "dot", "links", NULL };
+static const char *const link_keys[] = { "a", "b", NULL };
+static const char *const end_keys[] = { "node", "receptacle", NULL };
 
 /* A string or null member into buf ("" for null/absent when !req). */
 static int
@@ -272,18 +288,34 @@ dec_result(struct dec *d, const cJSON *o, struct wiring_result *r)
 	    dec_links(d, o, "unexpected", &r->unexpected, &r->n_unexpected) == -1 ? -1 : 0;
 }
 
+/* The body as one strict JSON object (json_dec.h), or NULL with why in err. */
+static cJSON *
+strict_parse(const char *json, size_t len, char *err, size_t errlen)
+{
+	struct json_dec jd;
+	cJSON *o;
+
+	json_dec_init(&jd, err, errlen);
+	if (json_dec_parse(&jd, json, len, JSON_DEC_MAX, 1, &o) == -1) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 int
 wiring_json_decode_result(const char *json, size_t len, struct wiring_result **out,
     char *err, size_t errlen)
 {
 	struct dec d = { err, errlen };
-	cJSON *o = cJSON_ParseWithLength(json, len);
-	struct wiring_result *r = calloc(1, sizeof(*r));
+	cJSON *o = strict_parse(json, len, err, errlen);
+	struct wiring_result *r = o != NULL ? calloc(1, sizeof(*r)) : NULL;
 	int rc;
 
 	*out = NULL;
 	if (o == NULL || r == NULL) {
-		snprintf(err, errlen, o == NULL ? "not JSON" : "out of memory");
+		if (o != NULL)
+			snprintf(err, errlen, "out of memory");
 		cJSON_Delete(o);
 		free(r);
 		return -1;
@@ -341,7 +373,8 @@ dec_end(struct dec *d, const cJSON *o, struct wiring_end *e, const char *path)
 
 	if (!cJSON_IsObject(o))
 		return dfail(d, path, "is not an object");
-	if (get_str(d, o, "node", e->node, sizeof(e->node), 1, path) ||
+	if (keys_only(d, o, path, end_keys) ||
+	    get_str(d, o, "node", e->node, sizeof(e->node), 1, path) ||
 	    get_str(d, o, "receptacle", r, sizeof(r), 0, path))
 		return -1;
 	if (!api_name_valid(e->node))
@@ -366,6 +399,9 @@ dec_plan_links(struct dec *d, const cJSON *a, struct wiring_plan_doc *p)
 	for (const cJSON *it = a->child; it; it = it->next, i++) {
 		if (!cJSON_IsObject(it))
 			return dfail(d, "links", "holds something other than objects");
+		snprintf(path, sizeof(path), "links[%d]", i);
+		if (keys_only(d, it, path, link_keys))
+			return -1;
 		snprintf(path, sizeof(path), "links[%d].a", i);
 		if (dec_end(d, cJSON_GetObjectItemCaseSensitive(it, "a"), &p->links[i].a, path))
 			return -1;
@@ -386,7 +422,8 @@ dec_plan(struct dec *d, const cJSON *o, struct wiring_plan_doc *p)
 
 	if (!cJSON_IsObject(o))
 		return dfail(d, "plan", "is not a JSON object");
-	if (get_str(d, o, "cluster", p->cluster, sizeof(p->cluster), 0, "plan") ||
+	if (keys_only(d, o, "plan", plan_keys) ||
+	    get_str(d, o, "cluster", p->cluster, sizeof(p->cluster), 0, "plan") ||
 	    get_str(d, o, "topology", topo, sizeof(topo), 1, "plan"))
 		return -1;
 	if (wiring_topology_parse(topo, &p->topology) == -1)
@@ -407,14 +444,12 @@ wiring_json_decode_plan(const char *json, size_t len, struct wiring_plan_doc *ou
     char *err, size_t errlen)
 {
 	struct dec d = { err, errlen };
-	cJSON *o = cJSON_ParseWithLength(json, len);
+	cJSON *o;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (o == NULL) {
-		snprintf(err, errlen, "the body is not JSON");
+	if ((o = strict_parse(json, len, err, errlen)) == NULL)
 		return -1;
-	}
 	rc = dec_plan(&d, o, out);
 	cJSON_Delete(o);
 	if (rc == -1)

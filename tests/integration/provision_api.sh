@@ -24,7 +24,7 @@ expect 400 "host:" "an option as host" "${A[@]}" --data-binary '{"host":"-oProxy
 expect 400 "fingerprint:" "a bad fingerprint" "${A[@]}" \
     --data-binary '{"host":"127.0.0.2","fingerprint":"MD5:00"}' "$P"
 expect 400 "frob: unknown key" "an unknown key" "${A[@]}" --data-binary '{"host":"h","frob":1}' "$P"
-expect 400 "not JSON" "not JSON" "${A[@]}" --data-binary '{"host":' "$P"
+expect 400 "invalid JSON" "not JSON" "${A[@]}" --data-binary '{"host":' "$P"
 expect 400 "not a provisioning id" "a bad id" "${A[@]}" "$P/abc"
 expect 404 "no such run" "an unknown id" "${A[@]}" "$P/99"
 expect 400 "network: has the wrong type" "a bad deprovision body" "${A[@]}" \

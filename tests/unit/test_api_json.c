@@ -343,9 +343,14 @@ test_token_request_valid(void **state)
 	req.ttl_seconds = 0.5;
 	memset(req.cluster, 0, sizeof(req.cluster));
 	request_round_trip(&req);
+	/* a key it does not know is refused, not ignored */
 	assert_int_equal(api_json_decode_token_request(LEN("{\"role\":\"viewer\","
 	    "\"cluster\":\"\",\"label\":\"\",\"extra\":[1]}"), &got, err,
-	    sizeof(err)), 0);
+	    sizeof(err)), -1);
+	assert_string_equal(err, "extra: not a field of a token request (role, ttl_seconds, "
+	    "cluster, accept, label)");
+	assert_int_equal(api_json_decode_token_request(LEN("{\"role\":\"viewer\","
+	    "\"cluster\":\"\",\"label\":\"\"}"), &got, err, sizeof(err)), 0);
 	assert_int_equal(got.role, ROLE_VIEWER);
 	assert_true(isnan(got.ttl_seconds));
 	assert_string_equal(got.cluster, "");

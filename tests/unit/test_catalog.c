@@ -110,10 +110,16 @@ model_with(const char *key, const char *to)
 	at = strstr(json, pat);
 	assert_non_null(at);
 	char *end = at + strlen(pat);
-	if (*end == '{')
-		end = strchr(end, '}') + 1;
-	else
+	if (*end == '{' || *end == '[') {
+		/* to the bracket that closes it (no brackets in its strings) */
+		int depth = 0;
+		do {
+			depth += (*end == '{' || *end == '[') - (*end == '}' || *end == ']');
+			end++;
+		} while (depth > 0 && *end != '\0');
+	} else {
 		end += strcspn(end, ",}");
+	}
 	out = malloc(strlen(json) + 256);
 	if (to == NULL)
 		sprintf(out, "%.*s%s", (int)(at - json - 1), json, end);  /* drop ",key:value" */
@@ -156,8 +162,20 @@ test_bad_models(void **state)
 	expect_error("variants", "[]", "variants: missing, empty");
 	expect_error("sources", "{}", "sources.layers: missing");
 	expect_error("name", "\"Llama 70B\"", "name: \"Llama 70B\"");
+	expect_error("attention", "{\"kind\":\"gqa\",\"window\":4096}",
+	    "attention.window: not a field of a model (kind, kv_lora_rank, rope_head_dim)");
+	expect_error("tensor_sharding", "true,\"layer\":80", "layer: not a field of a model");
 	assert_int_equal(catalog_decode_model("{", 1, &m, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not valid JSON"));
+	assert_non_null(strstr(err, "invalid JSON"));
+	/* what is read is what is validated: garbage after the model is refused */
+	json = model_with("name", "\"llama-3.3-70b\"");
+	size_t n = strlen(json);
+	assert_int_equal(catalog_decode_model(json, n, &m, err, sizeof(err)), 0);
+	json = realloc(json, n + 4);
+	memcpy(json + n, "{}", 3);
+	assert_int_equal(catalog_decode_model(json, n + 2, &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unexpected data after the JSON value"));
+	free(json);
 }
 
 static void

@@ -185,7 +185,7 @@ test_requests(void **state)
 	expect_request_error("{\"model\":\"x:4bit\",\"nodes\":[\"a\",\"a\"]}", "a is listed twice");
 	expect_request_error("{\"model\":\"x:4bit\",\"nodes\":[\"-x\"]}", "not a node name");
 	expect_request_error("{\"model\":\"x:4bit\",\"cluster\":\"a b\"}", "cluster");
-	expect_request_error("[", "not valid JSON");
+	expect_request_error("[", "invalid JSON near byte");
 }
 
 static void

@@ -54,7 +54,7 @@ test_request_refused(void **state)
 	(void)state;
 	static const struct { const char *json, *says; } bad[] = {
 		{ "[1]", "must be a JSON object" },
-		{ "{", "not JSON" },
+		{ "{", "invalid JSON near byte" },
 		{ "{}", "host:" },
 		{ "{\"host\":\"-oProxyCommand=x\"}", "host:" },
 		{ "{\"host\":\"a b\"}", "host:" },

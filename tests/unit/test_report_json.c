@@ -304,7 +304,7 @@ test_decode_again(void **state)
 	int failed = 0;
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
 		int rc = report_decode(seq[i], strlen(seq[i]), fresh, err, sizeof(err));
-		assert_int_equal(report_decode_again(seq[i], strlen(seq[i]), kept, err, sizeof(err)),
+		assert_int_equal(report_decode_again(seq[i], strlen(seq[i]), kept, NULL, err, sizeof(err)),
 		    rc);
 		if (rc == 0) {
 			assert_memory_equal(kept, fresh, sizeof(*kept));
@@ -1025,9 +1025,10 @@ test_trailing_data(void **state)
 	expect_error(HDR "}{}", "unexpected data after the JSON value at byte");
 	expect_ok(HDR "} \r\n\t", r);
 	assert_true(r->collected_at == 1.0);
-	/* A length that counts the terminating NUL is accepted. */
+	/* A length that counts the terminating NUL: a NUL byte is no JSON. */
 	assert_int_equal(report_decode(ok_nul, sizeof(ok_nul), r, err,
-	    sizeof(err)), 0);
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "a NUL byte at byte"));
 	free(r);
 }
 
@@ -1081,6 +1082,38 @@ test_unknown_fields_ignored(void **state)
 	assert_int_equal(r->memory.total_bytes, 4096);
 	assert_int_equal(r->n_errors, 1);
 	assert_string_equal(r->errors[0].message, "m");
+	free(r);
+}
+
+/*
+ * A key given twice is refused, known or not (a decoder that took one and
+ * a reader of the stored body that took the other would disagree); the
+ * keys the schema does not have are counted, so that the controller
+ * stores the report re-encoded without them.
+ */
+static void
+test_duplicate_and_unknown_keys(void **state)
+{
+	struct report *r = report_new();
+	char err[256];
+	int unknown = -1;
+
+	(void)state;
+	expect_error(HDR ",\"node\":{\"hostname\":\"a\",\"hostname\":\"b\"}}",
+	    "node.hostname: given twice");
+	expect_error(HDR ",\"collected_at\":2}", "collected_at: given twice");
+	expect_error(HDR ",\"rdma\":{\"devices\":[{\"name\":\"x\",\"name\":\"y\"}]}}",
+	    "rdma.devices[0].name: given twice");
+	expect_error(HDR ",\"future\":{\"a\":1,\"a\":2}}", "future: the key \"a\" is given twice");
+	expect_error(HDR ",\"future\":1,\"future\":2}", "the key \"future\" is given twice");
+
+	assert_int_equal(report_decode_again(HDR "}", strlen(HDR "}"), r, &unknown, err,
+	    sizeof(err)), 0);
+	assert_int_equal(unknown, 0);
+	static const char two[] = HDR ",\"future\":{\"a\":1},\"node\":{\"hostname\":\"h\","
+	    "\"new\":1}}";
+	assert_int_equal(report_decode_again(two, strlen(two), r, &unknown, err, sizeof(err)), 0);
+	assert_int_equal(unknown, 2);
 	free(r);
 }
 
@@ -1193,6 +1226,7 @@ main(void)
 		cmocka_unit_test(test_trailing_data),
 		cmocka_unit_test(test_oversized_input),
 		cmocka_unit_test(test_unknown_fields_ignored),
+		cmocka_unit_test(test_duplicate_and_unknown_keys),
 		cmocka_unit_test(test_agent_listen),
 		cmocka_unit_test(test_missing_and_null_sections),
 		cmocka_unit_test(test_err_buffer),

@@ -163,6 +163,11 @@ test_errors(void **state)
 	}
 }
 
+#define LONG_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define LONG_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define LONG_1 "1111111111111111111111111111111111111111111111111111111111111111111"
+#define LONG_2 "2222222222222222222222222222222222222222222222222222222222222222222"
+
 static void
 test_write_reads_back(void **state)
 {
@@ -185,6 +190,26 @@ test_write_reads_back(void **state)
 	assert_int_equal(parse(text, &v, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_memory_equal(v, in, sizeof(in));
+	free(v);
+	free(text);
+
+	/* the longest names and receptacles, twenty links: whole, and the same */
+	struct wiring_plan_link big[20];
+	memset(big, 0, sizeof(big));
+	for (int k = 0; k < 20; k++) {
+		snprintf(big[k].a.node, sizeof(big[k].a.node), "%.61s%02d", LONG_A, k);
+		snprintf(big[k].b.node, sizeof(big[k].b.node), "%.61s%02d", LONG_B, k);
+		snprintf(big[k].a.receptacle, sizeof(big[k].a.receptacle), "%.*s%02d",
+		    (int)sizeof(big[k].a.receptacle) - 3, LONG_1, k);
+		snprintf(big[k].b.receptacle, sizeof(big[k].b.receptacle), "%.*s%02d",
+		    (int)sizeof(big[k].b.receptacle) - 3, LONG_2, k);
+	}
+	assert_int_equal(strlen(big[19].a.node), 63);
+	text = wiring_dot_write("studio4", big, 20);
+	assert_non_null(text);
+	assert_int_equal(parse(text, &v, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 20);
+	assert_memory_equal(v, big, sizeof(big));
 	free(v);
 	free(text);
 }

@@ -200,6 +200,33 @@ test_ring_of_five(void **state)
 	fx_free(c);
 }
 
+/* A plan given by hand names the cluster's nodes and receptacles they have. */
+static void
+test_plan_fits_cluster(void **state)
+{
+	struct fx_cluster *c = fx_load("mesh4-studio.json");
+	char err[256];
+
+	(void)state;
+	assert_non_null(c);
+	const struct wiring_plan_link ok[] = {
+		{{"mac1", "1"}, {"mac2", "4"}}, {{"mac3", ""}, {"mac4", ""}},
+	};
+	assert_int_equal(wiring_plan_fits(ok, 2, c->nodes, c->n, err, sizeof(err)), 0);
+	const struct wiring_plan_link stranger[] = {
+		{{"mac1", "1"}, {"mac2", "4"}}, {{"mac3", ""}, {"mac9", ""}},
+	};
+	assert_int_equal(wiring_plan_fits(stranger, 2, c->nodes, c->n, err, sizeof(err)), -1);
+	assert_string_equal(err, "links[1].b: mac9 is not in the cluster");
+	const struct wiring_plan_link far[] = { {{"mac1", "9"}, {"mac2", "4"}} };
+	assert_int_equal(wiring_plan_fits(far, 1, c->nodes, c->n, err, sizeof(err)), -1);
+	assert_string_equal(err, "links[0].a: mac1 has no receptacle 9 (it has 1, 2, 3, 4, 5, 6)");
+	/* a node whose ports are not known yet is taken at its word */
+	c->nodes[0].n_ports = -1;
+	assert_int_equal(wiring_plan_fits(far, 1, c->nodes, c->n, err, sizeof(err)), 0);
+	fx_free(c);
+}
+
 int
 main(void)
 {
@@ -209,6 +236,7 @@ main(void)
 		cmocka_unit_test(test_mesh8_refused),
 		cmocka_unit_test(test_avoids_port_without_rdma),
 		cmocka_unit_test(test_ring_of_five),
+		cmocka_unit_test(test_plan_fits_cluster),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
