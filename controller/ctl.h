@@ -92,7 +92,9 @@ struct ctl_args {
 	const char *agent_binary;
 	const char *wired_limit_mb;
 	const char *name;
+	const char *ip_base;       /* node add: --ip-base A.B.0.0 */
 	int accept_new;            /* flags */
+	int print_sudoers;         /* node add: print the sudoers drop-in, contact nobody */
 	int dry_run;
 	int network;
 	int accept;

@@ -281,6 +281,7 @@ static const struct {
 	{ "agent-binary", CTL_OPT_AGENT, offsetof(struct ctl_args, agent_binary) },
 	{ "wired-limit-mb", CTL_OPT_AGENT, offsetof(struct ctl_args, wired_limit_mb) },
 	{ "name", CTL_OPT_AGENT, offsetof(struct ctl_args, name) },
+	{ "ip-base", CTL_OPT_AGENT, offsetof(struct ctl_args, ip_base) },
 };
 
 /* Options without a value. */
@@ -292,6 +293,7 @@ static const struct {
 	{ "--accept", CTL_OPT_ACCEPT, offsetof(struct ctl_args, accept) },
 	{ "--save", CTL_OPT_SAVE, offsetof(struct ctl_args, save) },
 	{ "--accept-new", CTL_OPT_ACCEPT_NEW, offsetof(struct ctl_args, accept_new) },
+	{ "--print-sudoers", CTL_OPT_ACCEPT_NEW, offsetof(struct ctl_args, print_sudoers) },
 	{ "--apply", CTL_OPT_APPLY, offsetof(struct ctl_args, apply) },
 	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
 	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },

@@ -15,6 +15,7 @@
 #include "ctl_http.h"
 #include "ctl_output.h"
 #include "prov_api.h"
+#include "prov_sudoers.h"
 
 #define POLL_SECONDS 1
 #define POLL_MAX 1800          /* 30 minutes of polling at most */
@@ -97,6 +98,8 @@ ctl_prov_request(const struct ctl_args *a, const char *cwd, struct prov_api_requ
 	    errlen) != 0) ||
 	    (a->fingerprint != NULL && copy("--fingerprint", a->fingerprint, req->fingerprint,
 	    sizeof(req->fingerprint), err, errlen) != 0) ||
+	    (a->ip_base != NULL && copy("--ip-base", a->ip_base, req->ip_base,
+	    sizeof(req->ip_base), err, errlen) != 0) ||
 	    prov_numbers(a, req, err, errlen) != 0)
 		return -1;
 	req->accept_new = a->accept_new;
@@ -115,7 +118,7 @@ ctl_prov_request(const struct ctl_args *a, const char *cwd, struct prov_api_requ
 			{ "host", "HOST" }, { "user", "--user" }, { "key_file", "--key" },
 			{ "agent_binary", "--agent-binary" }, { "cluster", "--cluster" },
 			{ "node", "--name" }, { "fingerprint and", "--fingerprint and --accept-new" },
-			{ "fingerprint", "--fingerprint" },
+			{ "fingerprint", "--fingerprint" }, { "ip_base", "--ip-base" },
 		};
 		const char *opt = NULL;
 		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]) && opt == NULL; i++)
@@ -248,6 +251,21 @@ follow(struct ctl_client *cl, const struct ctl_args *a, struct ctl_reply *r)
 	return rc;
 }
 
+/* tbctl node add --print-sudoers [--user U]: the drop-in, to standard output. */
+static int
+print_sudoers(const struct ctl_args *a)
+{
+	char *text;
+
+	if (a->npos > 0)
+		return ctl_usage("node add: --print-sudoers takes no HOST");
+	if ((text = prov_sudoers(a->user)) == NULL)
+		return ctl_usage("node add: --user: \"%s\" is not an account name", a->user);
+	fputs(text, stdout);
+	free(text);
+	return ferror(stdout) ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+}
+
 int
 ctl_node_add(struct ctl_client *cl, const struct ctl_args *a)
 {
@@ -256,6 +274,10 @@ ctl_node_add(struct ctl_client *cl, const struct ctl_args *a)
 	char err[512], cwd[1024], *body;
 	int rc;
 
+	if (a->print_sudoers)
+		return print_sudoers(a);
+	if (a->npos == 0)
+		return ctl_usage("node add: HOST is missing");
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		snprintf(cwd, sizeof(cwd), "/");
 	if (ctl_prov_request(a, cwd, &req, err, sizeof(err)) != 0)

@@ -6,7 +6,8 @@
  *    prov_facts_parse() turns into struct prov_facts.
  * 2. The preflight: prov_preflight() judges the facts, one pass/warn/fail
  *    line each (macOS 26.2 or later, Apple silicon, Thunderbolt 5, free
- *    disk, rdma_ctl status, the Thunderbolt Bridge).
+ *    disk, rdma_ctl status, the Thunderbolt Bridge, root: logged in as root
+ *    or `sudo -n true` works).
  * 3. The plan: prov_plan_build() gives the ordered steps for the cluster's
  *    settings; prov_deprov_build() the steps that take tbmesh off a Mac.
  *    Every step has a read-only check command whose output
@@ -15,6 +16,13 @@
  *    that puts back what the check saw.
  * 4. The run: prov_run() (provision_run.c) executes a plan through a
  *    struct prov_exec (the SSH layer in the controller) and records each step.
+ *
+ * Privileges (DESIGN.md, "Provisioning"): the survey and the checks run as
+ * the login user; with a login user that is not root, every command that
+ * changes the Mac is "sudo -n COMMAND" (never a password prompt), one sudo
+ * per command so that a sudoers drop-in can allow exactly these commands
+ * (prov_sudoers.h prints it); a check that reads what only root may read
+ * goes through sudo -n too.  Logged in as root, nothing goes through sudo.
  *
  * No sockets, no files, no clock: every input is passed in.  Commands are
  * for /bin/sh on macOS; every argument that is not a fixed word is quoted
@@ -47,9 +55,12 @@
 #define PROV_AGENT_PLIST "/Library/LaunchDaemons/" PROV_AGENT_LABEL ".plist"
 #define PROV_WIRED_LABEL "com.tbmesh.wiredlimit"
 #define PROV_WIRED_PLIST "/Library/LaunchDaemons/" PROV_WIRED_LABEL ".plist"
-#define PROV_BRIDGE_SERVICE "Thunderbolt Bridge"
+#define PROV_BRIDGE_DEVICE "bridge0"      /* the Thunderbolt Bridge's device */
 #define PROV_SERVICE_PREFIX "tbmesh Thunderbolt "  /* + receptacle */
+#define PROV_LOCATION "tbmesh"        /* the network location of the port services */
+#define PROV_LOCATION_BACK "Automatic" /* where deprovisioning switches back to */
 #define PROV_NETMASK "255.255.255.252"               /* one /30 per cable */
+#define PROV_SUDO "sudo -n "                         /* before a command that needs root */
 
 /* The manual step when RDMA is off: only a person at the Mac can do it. */
 #define PROV_RDMA_MANUAL API_RDMA_MANUAL_STEP
@@ -62,10 +73,13 @@ enum prov_fact {
 	PROV_F_HWPORTS,        /* networksetup -listallhardwareports */
 	PROV_F_DF,             /* df -k / */
 	PROV_F_RDMA,           /* rdma_ctl status */
-	PROV_F_BRIDGE,         /* networksetup -getnetworkserviceenabled 'Thunderbolt Bridge' */
+	PROV_F_BRIDGE,         /* networksetup -listnetworkserviceorder: the service on bridge0 */
 	PROV_F_PMSET,          /* pmset -g */
 	PROV_F_WIRED,          /* sysctl -n iogpu.wired_limit_mb */
 	PROV_F_HOSTNAME,       /* hostname: the name the agent reports */
+	PROV_F_UID,            /* id -u: 0 when logged in as root */
+	PROV_F_USER,           /* id -un: the login user's name */
+	PROV_F_SUDO,           /* sudo -n true 2>&1: root without a password */
 	PROV_F_COUNT
 };
 
@@ -91,10 +105,16 @@ struct prov_facts {
 	int64_t free_kb;
 	int rdma;                  /* 1 enabled, 0 disabled, -1 unknown */
 	int bridge_enabled;        /* 1, 0, -1 unknown (no such service is 0) */
+	char bridge_service[64];   /* the network service on device bridge0, whatever its
+				      name ("Thunderbolt Bridge" in English); "" none */
 	int sleep_min;             /* pmset "sleep"; -1 unknown */
 	int autorestart;           /* pmset "autorestart"; -1 unknown */
 	int wired_limit_mb;        /* iogpu.wired_limit_mb; -1 unknown */
 	char hostname[256];
+	int uid;                   /* the login user's; -1 unknown */
+	char user[64];             /* its name */
+	int sudo_ok;               /* 1 sudo -n true worked, 0 it did not, -1 unknown */
+	char sudo_said[PROV_LINE_MAX];  /* what sudo said when it did not */
 	char errors[PROV_F_COUNT][PROV_LINE_MAX];  /* why a fact is unknown */
 };
 
@@ -119,13 +139,23 @@ struct prov_check_line {
 
 struct prov_preflight {
 	int n;
-	struct prov_check_line lines[8];
+	struct prov_check_line lines[12];
 	int failed;                /* lines with PROV_FAIL */
 	int rdma_manual;           /* RDMA disabled: the manual step is due */
 };
 
 /* Judge the facts.  min_free_kb 0 means PROV_MIN_FREE_KB. */
 void prov_preflight(const struct prov_facts *f, int64_t min_free_kb, struct prov_preflight *p);
+
+/*
+ * The privilege line alone (also deprovisioning's only check): pass when
+ * logged in as root or sudo -n works; else fail, saying what sudo said and
+ * how to grant the rights (tbctl node add --print-sudoers --user USER).
+ */
+void prov_preflight_root(const struct prov_facts *f, struct prov_check_line *l);
+
+/* 1 when commands that change the Mac must go through sudo -n (not root). */
+int prov_needs_sudo(const struct prov_facts *f);
 const char *prov_verdict_name(enum prov_verdict v);
 
 /* The cluster's settings for this node. */
@@ -136,12 +166,13 @@ struct prov_addr {
 
 struct prov_settings {
 	const char *root;             /* prefix of every path on the Mac ("" or NULL: /) */
-	int sudo;                     /* run every command with sudo -n */
+	int sudo;                     /* commands that need root: "sudo -n CMD" */
 	const char *controller_url;   /* written into the agent's config */
 	const char *node_name;        /* the agent's name; NULL or "": its host name */
 	const char *agent_sha256;     /* hex digest of the agent binary to install */
 	size_t agent_size;
 	int wired_limit_mb;           /* 0: leave the system default */
+	const char *ip_base;          /* "A.B.0.0": cable k is A.B.k.0/30; NULL or "": 192.168.0.0 */
 	int n_addrs;
 	struct prov_addr addrs[PROV_PORTS_MAX];
 };
@@ -152,16 +183,32 @@ struct prov_cable {
 	const char *b_node, *b_receptacle;
 };
 
+#define PROV_IP_BASE "192.168.0.0"
+
 /*
  * The addresses of node's ports from the cluster's cabling plan: cable k
- * (0-based, in plan order) is the /30 192.168.k.0, its a end .1 and its b
- * end .2; an end whose receptacle is "" (any) gets none.  Fills s->addrs
- * and s->n_addrs.  Returns the count, or -1 with a
- * reason when there are more than 256 cables or more than PROV_PORTS_MAX
- * cables at node, or node holds one receptacle twice.
+ * (0-based, in plan order) is the /30 A.B.k.0 of s->ip_base "A.B.0.0"
+ * (default PROV_IP_BASE), its a end .1 and its b end .2; an end whose
+ * receptacle is "" (any) gets none.  Fills s->addrs and s->n_addrs.
+ * Returns the count, or -1 with a reason when the base is not "A.B.0.0",
+ * there are more than 256 cables or more than PROV_PORTS_MAX cables at
+ * node, or node holds one receptacle twice.
  */
 int prov_plan_addresses(const struct prov_cable *cables, int n, const char *node,
     struct prov_settings *s, char *err, size_t errlen);
+
+/* 1 when base is "A.B.0.0" (A 1 to 223, B 0 to 255), with A and B. */
+int prov_ip_base_ok(const char *base, int *a, int *b);
+
+/*
+ * The cables' subnets against the LAN: cable k's /30 of base (NULL or "":
+ * PROV_IP_BASE) must not share its /24 A.B.k.0/24 with any address lan[i]
+ * (what node who[i] reports in network.interfaces, or the address SSH
+ * reaches it at): a home router's 192.168.1.1 and cable 1's 192.168.1.0/30
+ * would fight over the routes.  0, or -1 with the first clash in err.
+ */
+int prov_lan_check(const char *base, int n_cables, const char *const *lan,
+    const char *const *who, int n, char *err, size_t errlen);
 
 /* How a check command's output says the step is done. */
 enum prov_judge {
@@ -175,6 +222,7 @@ enum prov_judge {
 	PROV_J_DISABLED,        /* -getnetworkserviceenabled: Disabled, or no such service */
 	PROV_J_HAS_LINE,        /* exit 0 and a line is expect (or "*" expect: disabled) */
 	PROV_J_NO_LINE,         /* exit 0 and no line is expect nor "*" expect */
+	PROV_J_BRIDGE_ON,       /* -listnetworkserviceorder: bridge0's service, if any, enabled */
 };
 
 /* How a step is undone, from what its check saw. */
@@ -185,6 +233,7 @@ enum prov_undo {
 	PROV_U_BINARY,          /* put back PROV_AGENT_BIN.prev, or remove it */
 	PROV_U_PMSET,           /* pmset -a key with the value the check printed */
 	PROV_U_SYSCTL,          /* sysctl key with the value the check printed */
+	PROV_U_LOCATION,        /* back to the location the check printed, ours deleted */
 };
 
 struct prov_step {
@@ -204,11 +253,14 @@ struct prov_step {
 	enum prov_undo undo;
 	char undo_cmd[PROV_CMD_MAX];
 	char undo_path[128];      /* PROV_U_FILE */
+	char su[12];              /* PROV_SUDO or "": before the undo's commands */
+	int not_applicable;       /* the check says the Mac has no such setting
+				     (a laptop's pmset without autorestart) */
 };
 
 struct prov_plan {
 	int n;
-	int sudo;                 /* the runner prefixes every command with "sudo -n " */
+	int sudo;                 /* the commands that need root carry PROV_SUDO */
 	struct prov_step steps[PROV_STEPS_MAX];
 	int rdma_manual;          /* end with PROV_RDMA_MANUAL */
 	char *texts[4];           /* plists and config, owned */
@@ -217,9 +269,12 @@ struct prov_plan {
 /*
  * The provisioning steps for facts f (its ports' devices) and settings s,
  * in order: Thunderbolt Bridge off, no sleep, restart after power failure,
- * the wired-limit LaunchDaemon (when s->wired_limit_mb > 0), one network
- * service with a static IPv4 per port of s->addrs, the agent binary, its
- * config, its bootstrap token, its LaunchDaemon.  Returns a plan to free
+ * the wired-limit LaunchDaemon (when s->wired_limit_mb > 0), with ports to
+ * address the network location PROV_LOCATION (made as exo makes its own: a
+ * service for every hardware port but the Thunderbolt ones and the bridge,
+ * so that the LAN goes on; then switched to) and in it one network service
+ * with a static IPv4 per port of s->addrs, the agent binary, its config,
+ * its bootstrap token, its LaunchDaemon.  Returns a plan to free
  * with prov_plan_free(), or NULL with a reason (a port of s->addrs the Mac
  * does not have, out of memory).
  */
@@ -229,8 +284,11 @@ struct prov_plan *prov_plan_build(const struct prov_facts *f, const struct prov_
 /*
  * The steps that take tbmesh off a Mac: the agent stopped and removed, its
  * LaunchDaemon, config and state, the wired-limit LaunchDaemon; with
- * network, also the port services (for the receptacles of f) removed and
- * the Thunderbolt Bridge turned back on.  NULL when out of memory.
+ * network, also the location PROV_LOCATION (back to PROV_LOCATION_BACK
+ * first), which takes its port services with it (networksetup cannot
+ * remove a port's only service), port services left in the location in use
+ * (for the receptacles of f), and the Thunderbolt Bridge turned back on.
+ * NULL when out of memory.
  */
 struct prov_plan *prov_deprov_build(const struct prov_facts *f, const char *root, int sudo,
     int network);
@@ -239,6 +297,13 @@ void prov_plan_free(struct prov_plan *p);
 
 /* 1 when the check's output and exit status say step s is already done. */
 int prov_step_done(const struct prov_step *s, const char *out, int status);
+
+/*
+ * 1 when the check's output says the Mac has no such setting, so the step
+ * does not apply: `pmset -g` without the key's line (a MacBook has no
+ * autorestart).
+ */
+int prov_step_not_applicable(const struct prov_step *s, const char *out, int status);
 
 /*
  * The command that undoes s (applied after its check printed out with
@@ -253,6 +318,13 @@ int prov_step_undo(const struct prov_step *s, const char *out, int status, char 
  * (sleep prevented by ...)" is 0).  Returns 0, or -1 when absent.
  */
 int prov_pmset_value(const char *out, const char *key, int *v);
+
+/*
+ * From `networksetup -listnetworkserviceorder`: the service on bridge0
+ * (name into name, "" when there is none) and whether it is enabled.
+ * 0, or -1 when out is no service list.
+ */
+int prov_bridge_service(const char *out, char *name, size_t size, int *enabled);
 
 /* The value after "key:" on a line of text, trimmed, into buf.  0, or -1 when absent. */
 int prov_line_value(const char *text, const char *key, char *buf, size_t size);
@@ -295,6 +367,7 @@ struct prov_exec {
 
 enum prov_outcome {
 	PROV_DONE_ALREADY,        /* the check said so: nothing ran */
+	PROV_NOT_APPLICABLE,      /* the check says this Mac has no such setting */
 	PROV_APPLIED,
 	PROV_WOULD_APPLY,         /* dry run */
 	PROV_FAILED,
@@ -334,8 +407,9 @@ int prov_survey(const struct prov_exec *ex, int timeout_s, struct prov_facts *f,
     size_t errlen);
 
 /*
- * Run plan p: for each step, its check; when not done, its apply (or, with
- * dry_run, only record the command it would run).  The first apply that
+ * Run plan p: for each step in order, its check, right before its apply
+ * (so that what an earlier step changed is seen); when not done, its apply
+ * (or, with dry_run, only record the command it would run).  The first apply that
  * fails (non-zero status or transport error) stops the run: the steps
  * applied in this run are undone in reverse order where they can be, each
  * recorded.  agent is the binary for the step that takes it; token the

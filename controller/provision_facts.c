@@ -25,11 +25,15 @@ static const struct {
 	[PROV_F_HWPORTS] = { "hardware ports", "networksetup -listallhardwareports" },
 	[PROV_F_DF] = { "disk", "df -k /" },
 	[PROV_F_RDMA] = { "rdma_ctl", "rdma_ctl status" },
-	[PROV_F_BRIDGE] = { "bridge",
-	    "networksetup -getnetworkserviceenabled '" PROV_BRIDGE_SERVICE "'" },
+	/* the bridge by its device, not by a name that the Mac's language sets */
+	[PROV_F_BRIDGE] = { "bridge", "networksetup -listnetworkserviceorder" },
 	[PROV_F_PMSET] = { "pmset", "pmset -g" },
 	[PROV_F_WIRED] = { "wired limit", "sysctl -n iogpu.wired_limit_mb" },
 	[PROV_F_HOSTNAME] = { "hostname", "hostname" },
+	[PROV_F_UID] = { "uid", "id -u" },
+	[PROV_F_USER] = { "user", "id -un" },
+	/* what sudo says when it will not (a password is required) is the reason */
+	[PROV_F_SUDO] = { "sudo", "sudo -n true 2>&1" },
 };
 
 const char *
@@ -57,6 +61,8 @@ prov_facts_init(struct prov_facts *f)
 	f->sleep_min = -1;
 	f->autorestart = -1;
 	f->wired_limit_mb = -1;
+	f->uid = -1;
+	f->sudo_ok = -1;
 }
 
 int
@@ -256,6 +262,68 @@ prov_pmset_value(const char *out, const char *key, int *v)
 	return -1;
 }
 
+/*
+ * `networksetup -listnetworkserviceorder`: each service as "(N) NAME", or
+ * "(*) NAME" when it is disabled, then "(Hardware Port: PORT, Device:
+ * DEV)" (the form exo reads to find the bridge's service by its device,
+ * exo-explore/exo app/EXO/EXO/Services/NetworkSetupHelper.swift lines
+ * 271-274 at b5375f8).  The service on bridge0: its name and whether it is
+ * enabled; none is "off".
+ */
+int
+prov_bridge_service(const char *out, char *name, size_t size, int *enabled)
+{
+	char cur[64] = "";
+	int en = 0, services = 0;
+
+	name[0] = '\0';
+	*enabled = 0;
+	for (const char *l = out; l != NULL && *l != '\0'; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - l) : strlen(l);
+		const char *close = memchr(l, ')', len);
+		char line[256];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1),
+		    l);
+		if (len > 3 && l[0] == '(' && close != NULL && close + 1 < l + len &&
+		    close[1] == ' ' && strncmp(l, "(Hardware Port:", 15) != 0) {
+			size_t n = (size_t)(l + len - (close + 2));
+
+			services++;
+			en = l[1] != '*';
+			snprintf(cur, sizeof(cur), "%.*s", (int)(n < sizeof(cur) ? n : sizeof(cur) - 1),
+			    close + 2);
+		} else if (strstr(line, "Device: " PROV_BRIDGE_DEVICE ")") != NULL && cur[0] != '\0') {
+			snprintf(name, size, "%s", cur);
+			*enabled = en;
+			return 0;
+		}
+		l = nl != NULL ? nl + 1 : NULL;
+	}
+	return services == 0 && strstr(out, "An asterisk") == NULL ? -1 : 0;
+}
+
+/*
+ * `networksetup -listnetworkserviceorder`: each service as "(N) NAME", or
+ * "(*) NAME" when it is disabled, then "(Hardware Port: PORT, Device:
+ * DEV)" (the form exo reads to find the bridge's service by its device,
+ * exo-explore/exo app/EXO/EXO/Services/NetworkSetupHelper.swift lines
+ * 271-274 at b5375f8).  The service on bridge0: its name and whether it is
+ * enabled; none is "off".
+ */
+static int
+parse_service_order(struct prov_facts *f, const char *out, char *err, size_t errlen)
+{
+	if (prov_bridge_service(out, f->bridge_service, sizeof(f->bridge_service),
+	    &f->bridge_enabled) != 0) {
+		snprintf(err, errlen, "no network service listed");
+		f->bridge_enabled = -1;
+		return -1;
+	}
+	return 0;
+}
+
 static int
 parse_small(struct prov_facts *f, enum prov_fact fact, const char *out, char *err,
     size_t errlen)
@@ -273,19 +341,15 @@ parse_small(struct prov_facts *f, enum prov_fact fact, const char *out, char *er
 	case PROV_F_HOSTNAME:
 		snprintf(f->hostname, sizeof(f->hostname), "%s", w);
 		return 0;
+	case PROV_F_USER:
+		snprintf(f->user, sizeof(f->user), "%s", w);
+		return 0;
 	case PROV_F_RDMA:
 		if (strcmp(w, "enabled") == 0 || strcmp(w, "disabled") == 0) {
 			f->rdma = w[0] == 'e';
 			return 0;
 		}
 		snprintf(err, errlen, "\"%.40s\" is neither enabled nor disabled", w);
-		return -1;
-	case PROV_F_BRIDGE:
-		if (strcmp(w, "Enabled") == 0 || strcmp(w, "Disabled") == 0) {
-			f->bridge_enabled = w[0] == 'E';
-			return 0;
-		}
-		snprintf(err, errlen, "\"%.40s\" is neither Enabled nor Disabled", w);
 		return -1;
 	default: {
 		char *end;
@@ -295,7 +359,10 @@ parse_small(struct prov_facts *f, enum prov_fact fact, const char *out, char *er
 			snprintf(err, errlen, "\"%.40s\" is not a number", w);
 			return -1;
 		}
-		f->wired_limit_mb = (int)n;
+		if (fact == PROV_F_UID)
+			f->uid = (int)n;
+		else
+			f->wired_limit_mb = (int)n;
 		return 0;
 	}
 	}
@@ -313,8 +380,13 @@ prov_facts_parse(struct prov_facts *f, enum prov_fact fact, const char *out, int
 	err = f->errors[fact];
 	errlen = sizeof(f->errors[fact]);
 	err[0] = '\0';
-	if (fact == PROV_F_BRIDGE && strstr(out, "not a recognized network service") != NULL) {
-		f->bridge_enabled = 0;   /* no Thunderbolt Bridge service at all */
+
+	if (fact == PROV_F_SUDO) {
+		size_t len = strcspn(out, "\n");
+
+		f->sudo_ok = status == 0;
+		snprintf(f->sudo_said, sizeof(f->sudo_said), "%.*s", (int)(len > 200 ? 200 : len),
+		    out);
 		return 0;
 	}
 	if (status != 0) {
@@ -326,6 +398,7 @@ prov_facts_parse(struct prov_facts *f, enum prov_fact fact, const char *out, int
 	case PROV_F_THUNDERBOLT: rc = parse_thunderbolt(f, out, err, errlen); break;
 	case PROV_F_HWPORTS: rc = parse_hwports(f, out, err, errlen); break;
 	case PROV_F_DF: rc = parse_df(f, out, err, errlen); break;
+	case PROV_F_BRIDGE: rc = parse_service_order(f, out, err, errlen); break;
 	case PROV_F_PMSET:
 		rc = prov_pmset_value(out, "sleep", &f->sleep_min) == 0 &&
 		    prov_pmset_value(out, "autorestart", &f->autorestart) == 0 ? 0 : -1;
@@ -435,16 +508,59 @@ check_rdma_bridge(const struct prov_facts *f, struct prov_preflight *p)
 		add_line(p, "bridge", PROV_FAIL, "Thunderbolt Bridge state unknown: %s",
 		    f->errors[PROV_F_BRIDGE]);
 	else if (f->bridge_enabled)
-		add_line(p, "bridge", PROV_WARN,
-		    "Thunderbolt Bridge: enabled (it loops a mesh); provisioning turns it off");
+		add_line(p, "bridge", PROV_WARN, "Thunderbolt Bridge (\"%s\" on " PROV_BRIDGE_DEVICE
+		    "): enabled (it loops a mesh); provisioning turns it off", f->bridge_service);
 	else
 		add_line(p, "bridge", PROV_PASS, "Thunderbolt Bridge: off");
+}
+
+int
+prov_needs_sudo(const struct prov_facts *f)
+{
+	return f->uid != 0;
+}
+
+void
+prov_preflight_root(const struct prov_facts *f, struct prov_check_line *l)
+{
+	const char *u = f->user[0] != '\0' ? f->user : "the login user";
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->what, sizeof(l->what), "root");
+	if (f->uid == 0) {
+		l->verdict = PROV_PASS;
+		snprintf(l->text, sizeof(l->text), "logged in as root: no sudo needed");
+	} else if (f->uid > 0 && f->sudo_ok == 1) {
+		l->verdict = PROV_PASS;
+		snprintf(l->text, sizeof(l->text), "%.60s runs what needs root with sudo -n (no "
+		    "password)", u);
+	} else if (f->uid < 0) {
+		l->verdict = PROV_FAIL;
+		snprintf(l->text, sizeof(l->text), "the login user is unknown: %.150s",
+		    f->errors[PROV_F_UID]);
+	} else {
+		l->verdict = PROV_FAIL;
+		snprintf(l->text, sizeof(l->text), "%.24s cannot run commands as root without a "
+		    "password (sudo -n true: %.30s): install what `tbctl node add --print-sudoers "
+		    "--user %.24s` prints as /etc/sudoers.d/tbmesh",
+		    u, f->sudo_said[0] != '\0' ? f->sudo_said : "failed", u);
+	}
+}
+
+static void
+check_root(const struct prov_facts *f, struct prov_preflight *p)
+{
+	struct prov_check_line l;
+
+	prov_preflight_root(f, &l);
+	add_line(p, l.what, l.verdict, "%s", l.text);
 }
 
 void
 prov_preflight(const struct prov_facts *f, int64_t min_free_kb, struct prov_preflight *p)
 {
 	memset(p, 0, sizeof(*p));
+	check_root(f, p);
 	check_macos(f, p);
 	check_chip(f, p);
 	check_tb5(f, p);

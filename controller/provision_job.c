@@ -21,6 +21,7 @@
 #include "log.h"
 #include "prov_api.h"
 #include "provision_job.h"
+#include "report.h"
 #include "wiring.h"
 
 #define AGENT_MAX ((size_t)64 << 20)   /* the agent binary, at most */
@@ -325,6 +326,54 @@ job_plan(struct job *jb, struct prov_plan *p, const struct prov_blob *agent, con
 	return rc;
 }
 
+/* The LAN addresses node reports (network.interfaces), appended to lan/who. */
+static void
+lan_of(struct ctrl *c, const char *node, char (*lan)[16], const char **who, int *n, int max)
+{
+	char *json = NULL, err[128];
+	struct report *r;
+	int rc;
+
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_node_report(c->inv, node, &json);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (rc != 0 || json == NULL || (r = report_new()) == NULL) {
+		free(json);
+		return;
+	}
+	if (report_decode(json, strlen(json), r, err, sizeof(err)) == 0)
+		for (int i = 0; i < r->network.n_interfaces; i++)
+			for (int k = 0; k < r->network.interfaces[i].n_ipv4 && *n < max; k++) {
+				snprintf(lan[*n], 16, "%s", r->network.interfaces[i].ipv4[k]);
+				who[(*n)++] = node;
+			}
+	free(r);
+	free(json);
+}
+
+/*
+ * The cables' /24s against the LAN addresses of the plan's nodes (their
+ * reports) and the address this run reaches the Mac at: 0, or -1 with err.
+ */
+static int
+lan_check(struct job *jb, const struct prov_cable *cables, int n,
+    const struct prov_settings *s, char *err, size_t errlen)
+{
+	char lan[64][16];
+	const char *who[64], *ptrs[64];
+	int nl = 0;
+
+	snprintf(lan[nl], 16, "%.15s", jb->st->host);
+	who[nl++] = jb->st->node;
+	for (int k = 0; k < n; k++) {
+		lan_of(jb->jobs->c, cables[k].a_node, lan, who, &nl, 64);
+		lan_of(jb->jobs->c, cables[k].b_node, lan, who, &nl, 64);
+	}
+	for (int i = 0; i < nl; i++)
+		ptrs[i] = lan[i];
+	return prov_lan_check(s->ip_base, n, ptrs, who, nl, err, errlen);
+}
+
 /*
  * The node's port addresses from its cluster's cabling plan (topology
  * "plan"): one /30 per cable (prov_plan_addresses).  No cluster, or a
@@ -363,6 +412,8 @@ plan_addresses(struct job *jb, struct prov_settings *s, char *err, size_t errlen
 		cables[i] = (struct prov_cable){ links[i].a.node, links[i].a.receptacle,
 			links[i].b.node, links[i].b.receptacle };
 	rc = prov_plan_addresses(cables, n, jb->st->node, s, err, errlen) < 0 ? -1 : 0;
+	if (rc == 0 && s->n_addrs > 0)
+		rc = lan_check(jb, cables, n, s, err, errlen);
 	free(cables);
 	free(links);
 	return rc;
@@ -375,13 +426,14 @@ add_settings(struct job *jb, const struct prov_facts *f, const char *sha, size_t
 {
 	memset(s, 0, sizeof(*s));
 	s->root = jb->root;
-	s->sudo = jb->jobs->cfg.sudo;
+	/* root logs in without sudo; any other user goes through sudo -n */
+	s->sudo = jb->jobs->cfg.sudo || prov_needs_sudo(f);
 	s->controller_url = jb->jobs->cfg.agent_url;
 	s->node_name = jb->req.node;
 	s->agent_sha256 = sha;
 	s->agent_size = size;
 	s->wired_limit_mb = jb->req.wired_limit_mb > 0 ? jb->req.wired_limit_mb : 0;
-	(void)f;
+	s->ip_base = jb->req.ip_base[0] != '\0' ? jb->req.ip_base : PROV_IP_BASE;
 }
 
 static void
@@ -472,11 +524,20 @@ job_deprov(struct job *jb)
 		finish(jb, "failed", err);
 		return;
 	}
+	struct prov_check_line root;
+
 	if (prov_survey(&ex, jb->jobs->cfg.command_timeout, &f, err, sizeof(err)) != 0) {
 		finish(jb, "failed", err);
 		return;
 	}
-	if ((p = prov_deprov_build(&f, jb->root, jb->jobs->cfg.sudo,
+	/* deprovisioning changes the Mac too: root, or sudo -n, first */
+	prov_preflight_root(&f, &root);
+	if (root.verdict == PROV_FAIL) {
+		snprintf(err, sizeof(err), "preflight: %s", root.text);
+		finish(jb, "failed", err);
+		return;
+	}
+	if ((p = prov_deprov_build(&f, jb->root, jb->jobs->cfg.sudo || prov_needs_sudo(&f),
 	    jb->dep.network)) == NULL) {
 		finish(jb, "failed", "out of memory");
 		return;

@@ -1,8 +1,9 @@
 /*
  * provision_run: runs the survey and a plan through a struct prov_exec
  * (how commands reach the Mac: the SSH layer in the controller), checking
- * each step before applying it and again after, recording every step, and
- * undoing this run's steps in reverse when one fails.
+ * each step right before applying it and again after, recording every step,
+ * and undoing this run's steps in reverse when one fails.  Commands go out
+ * as the plan wrote them: those that need root already carry "sudo -n".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,36 +22,13 @@ output_free(struct prov_output *o)
 /* What separates an apply's output from its check's (two RS characters). */
 #define PROV_AFTER "\\036\\036"
 
-/* cmd as the Mac runs it: under "sudo -n sh -c" when sudo. */
-static int
-wrap(int sudo, const char *cmd, char *buf, size_t size)
-{
-	char q[PROV_CMD_MAX * 5];
-
-	if (!sudo) {
-		int n = snprintf(buf, size, "%s", cmd);
-
-		return n < 0 || (size_t)n >= size ? -1 : 0;
-	}
-	if (prov_shell_quote(cmd, q, sizeof(q)) != 0)
-		return -1;
-	int n = snprintf(buf, size, "sudo -n sh -c %s", q);
-	return n < 0 || (size_t)n >= size ? -1 : 0;
-}
-
 /* Run cmd; 0 with *o filled, or -1 with a reason in err. */
 static int
-run(const struct prov_exec *ex, int sudo, const char *cmd, const void *in, size_t inlen,
+run(const struct prov_exec *ex, const char *cmd, const void *in, size_t inlen,
     int timeout_s, struct prov_output *o, char *err, size_t errlen)
 {
-	char full[PROV_CMD_MAX * 5 + 32];
-
 	memset(o, 0, sizeof(*o));
-	if (wrap(sudo, cmd, full, sizeof(full)) != 0) {
-		snprintf(err, errlen, "command too long");
-		return -1;
-	}
-	if (ex->run(ex->ctx, full, in, inlen, timeout_s, o, err, errlen) != 0) {
+	if (ex->run(ex->ctx, cmd, in, inlen, timeout_s, o, err, errlen) != 0) {
 		output_free(o);
 		return -1;
 	}
@@ -86,7 +64,7 @@ batch_script(const char *const *cmds, int n)
  * outs[i] (malloc'd) and status[i] get each one's.  0, or -1 with err.
  */
 static int
-batch(const struct prov_exec *ex, int sudo, const char *const *cmds, int n, int timeout_s,
+batch(const struct prov_exec *ex, const char *const *cmds, int n, int timeout_s,
     char **outs, int *status, char *err, size_t errlen)
 {
 	char *script = batch_script(cmds, n);
@@ -99,7 +77,7 @@ batch(const struct prov_exec *ex, int sudo, const char *const *cmds, int n, int 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (run(ex, sudo, "sh -s", script, strlen(script), timeout_s, &o, err, errlen) != 0) {
+	if (run(ex, "sh -s", script, strlen(script), timeout_s, &o, err, errlen) != 0) {
 		free(script);
 		return -1;
 	}
@@ -139,7 +117,7 @@ prov_survey(const struct prov_exec *ex, int timeout_s, struct prov_facts *f, cha
 	prov_facts_init(f);
 	for (int i = 0; i < PROV_F_COUNT; i++)
 		cmds[i] = prov_survey_cmd(i);
-	if (batch(ex, 0, cmds, PROV_F_COUNT, timeout_s, outs, status, err, errlen) != 0)
+	if (batch(ex, cmds, PROV_F_COUNT, timeout_s, outs, status, err, errlen) != 0)
 		return -1;
 	for (int i = 0; i < PROV_F_COUNT; i++) {
 		prov_facts_parse(f, i, outs[i], status[i]);
@@ -152,7 +130,8 @@ const char *
 prov_outcome_name(enum prov_outcome o)
 {
 	static const char *names[] = {
-		[PROV_DONE_ALREADY] = "done already", [PROV_APPLIED] = "applied",
+		[PROV_DONE_ALREADY] = "done already", [PROV_NOT_APPLICABLE] = "not applicable",
+		[PROV_APPLIED] = "applied",
 		[PROV_WOULD_APPLY] = "would apply", [PROV_FAILED] = "FAILED",
 		[PROV_UNDONE] = "undone", [PROV_UNDO_FAILED] = "undo FAILED",
 		[PROV_NOT_UNDOABLE] = "cannot be undone",
@@ -206,8 +185,8 @@ struct applied {
 };
 
 static void
-undo_all(const struct prov_exec *ex, const struct prov_plan *p, struct applied *a, int n,
-    int timeout_s, struct prov_result *r)
+undo_all(const struct prov_exec *ex, struct applied *a, int n, int timeout_s,
+    struct prov_result *r)
 {
 	for (int i = n - 1; i >= 0; i--) {
 		char cmd[PROV_CMD_MAX], e[PROV_LINE_MAX];
@@ -222,7 +201,7 @@ undo_all(const struct prov_exec *ex, const struct prov_plan *p, struct applied *
 			told(ex, r);
 			continue;
 		}
-		if (run(ex, p->sudo, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
+		if (run(ex, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
 			rec = record(r, a[i].s, PROV_UNDO_FAILED, cmd);
 			snprintf(rec->detail, sizeof(rec->detail), "%s", e);
 			told(ex, r);
@@ -254,8 +233,8 @@ apply_input(const struct prov_step *s, const struct prov_blob *agent, const char
 
 /* Apply s then check it again.  0, or -1 with the reason in r. */
 static int
-apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct prov_step *s,
-    int timeout_s, const struct prov_blob *agent, const char *token, struct prov_result *r)
+apply_step(const struct prov_exec *ex, const struct prov_step *s, int timeout_s,
+    const struct prov_blob *agent, const char *token, struct prov_result *r)
 {
 	struct prov_output o;
 	const void *in;
@@ -272,7 +251,7 @@ apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct p
 	char cmd[PROV_CMD_MAX * 2 + 64];
 	snprintf(cmd, sizeof(cmd), "{ %s\n} || exit $?; printf '" PROV_AFTER "'; %s", s->apply,
 	    s->verify[0] != '\0' ? s->verify : s->check);
-	if (run(ex, p->sudo, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
+	if (run(ex, cmd, in, inlen, timeout_s, &o, e, sizeof(e)) != 0) {
 		snprintf(r->reason, sizeof(r->reason), "%s", e);
 		return -1;
 	}
@@ -293,23 +272,21 @@ apply_step(const struct prov_exec *ex, const struct prov_plan *p, const struct p
 	return 0;
 }
 
-/* Every step's check, in one batch, into outs and status.  0, or -1 with r failed. */
+/*
+ * Step s's check, run right before its apply (what an earlier step of the
+ * run changed is seen: the agent's plist step boots the agent out, so the
+ * next step's check finds it unloaded).  0 with *o, or -1 with r failed.
+ */
 static int
-check_all(const struct prov_exec *ex, const struct prov_plan *p, int timeout_s, char **outs,
-    int *status, struct prov_result *r)
+check_step(const struct prov_exec *ex, const struct prov_step *s, int timeout_s,
+    struct prov_output *o, struct prov_result *r)
 {
-	const char *cmds[PROV_STEPS_MAX];
 	char e[200];
 
-	for (int i = 0; i < p->n; i++)
-		cmds[i] = p->steps[i].check;
-	if (p->n == 0 || batch(ex, p->sudo, cmds, p->n, timeout_s, outs, status, e,
-	    sizeof(e)) == 0)
+	if (run(ex, s->check, NULL, 0, timeout_s, o, e, sizeof(e)) == 0)
 		return 0;
-	snprintf(r->reason, sizeof(r->reason), "checks: %s", e);
-	snprintf(r->failed_step, sizeof(r->failed_step), "%s", p->steps[0].id);
-	snprintf(record(r, &p->steps[0], PROV_FAILED, "sh -s")->detail, PROV_LINE_MAX, "%s",
-	    r->reason);
+	snprintf(r->reason, sizeof(r->reason), "check: %s", e);
+	snprintf(record(r, s, PROV_FAILED, s->check)->detail, PROV_LINE_MAX, "%s", r->reason);
 	told(ex, r);
 	return -1;
 }
@@ -319,20 +296,21 @@ prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int
     const struct prov_blob *agent, const char *token, struct prov_result *r)
 {
 	struct applied a[PROV_STEPS_MAX];
-	char *outs[PROV_STEPS_MAX];
-	int status[PROV_STEPS_MAX];
 	int na = 0, failed = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (check_all(ex, p, timeout_s, outs, status, r) != 0)
-		return -1;
 	for (int i = 0; i < p->n && !failed; i++) {
 		const struct prov_step *s = &p->steps[i];
-		struct prov_output before = { status[i], outs[i], NULL };
+		struct prov_output before;
 
-		outs[i] = NULL;
-		if (prov_step_done(s, before.out, before.status)) {
-			record(r, s, PROV_DONE_ALREADY, s->check);
+		if (check_step(ex, s, timeout_s, &before, r) != 0) {
+			failed = 1;
+			break;
+		}
+		if (prov_step_not_applicable(s, before.out, before.status) ||
+		    prov_step_done(s, before.out, before.status)) {
+			record(r, s, prov_step_done(s, before.out, before.status) ? PROV_DONE_ALREADY :
+			    PROV_NOT_APPLICABLE, s->check);
 			told(ex, r);
 			output_free(&before);
 			continue;
@@ -343,7 +321,7 @@ prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int
 			output_free(&before);
 			continue;
 		}
-		if (apply_step(ex, p, s, timeout_s, agent, token, r) != 0) {
+		if (apply_step(ex, s, timeout_s, agent, token, r) != 0) {
 			snprintf(record(r, s, PROV_FAILED, s->apply)->detail, PROV_LINE_MAX, "%s",
 			    r->reason);
 			told(ex, r);
@@ -358,12 +336,10 @@ prov_run(const struct prov_exec *ex, const struct prov_plan *p, int dry_run, int
 	}
 	if (failed) {
 		snprintf(r->failed_step, sizeof(r->failed_step), "%s", r->records[r->n - 1].step);
-		undo_all(ex, p, a, na, timeout_s, r);
+		undo_all(ex, a, na, timeout_s, r);
 	}
 	for (int i = 0; i < na; i++)
 		output_free(&a[i].before);
-	for (int i = 0; i < p->n; i++)
-		free(outs[i]);
 	r->ok = !failed;
 	return failed ? -1 : 0;
 }

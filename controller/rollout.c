@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static int
@@ -204,14 +205,18 @@ rollout_commands(const struct ro_campaign *c, enum ro_step step, const char *use
 		ADD("sw_vers");
 		ADD("softwareupdate --list");
 		ADD("df -k /");
+		ADD(ROLLOUT_SUDO "true; dscl . -read /Users/'%s' GeneratedUID; diskutil "
+		    "apfs listcryptousers /  (sudo works, the user is a volume owner)",
+		    user != NULL && user[0] != '\0' ? user : "<user>");
 		break;
 	case RO_DOWNLOAD:
-		ADD("softwareupdate --download '%s'", label);
+		ADD(ROLLOUT_SUDO "softwareupdate --download '%s'", label);
 		break;
 	case RO_INSTALL:
 		ADD("sw_vers");
-		ADD("softwareupdate --install '%s' --restart --agree-to-license --no-scan "
-		    "--user '%s' --stdinpass  (password on standard input)", label,
+		ADD(ROLLOUT_SUDO "softwareupdate --install '%s' --restart --agree-to-license "
+		    "--no-scan --user '%s' --stdinpass  (password on standard input; detached, its "
+		    "output in ~/Library/Logs/tbmesh-softwareupdate.log)", label,
 		    user != NULL && user[0] != '\0' ? user : "<user>");
 		break;
 	default:
@@ -318,4 +323,76 @@ rollout_shell_word_ok(const char *s)
 		if (*s == '\'' || *s == '\n' || *s == '\r' || *s == '\\')
 			return 0;
 	return 1;
+}
+
+int
+rollout_dscl_guid(const char *out, char *guid, size_t size)
+{
+	const char *p = strstr(out, "GeneratedUID:");
+	size_t n;
+
+	if (p == NULL)
+		return -1;
+	p += strlen("GeneratedUID:");
+	p += strspn(p, " \t");
+	n = strcspn(p, " \t\r\n");
+	if (n == 0 || n >= size)
+		return -1;
+	memcpy(guid, p, n);
+	guid[n] = '\0';
+	return 0;
+}
+
+int
+rollout_volume_owner(const char *list, const char *guid)
+{
+	int in = 0, found = 0;
+
+	for (const char *l = list; l != NULL && *l != '\0'; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - l) : strlen(l);
+		const char *t = l;
+
+		while (t < l + len && (*t == '|' || *t == ' ' || *t == '\t'))
+			t++;
+		if (strncmp(t, "+-- ", 4) == 0) {
+			const char *u = t + 4;
+			size_t ulen = (size_t)(l + len - u);
+
+			while (ulen > 0 && (u[ulen - 1] == ' ' || u[ulen - 1] == '\r'))
+				ulen--;
+			in = ulen == strlen(guid) && strncasecmp(u, guid, ulen) == 0;
+			found |= in;
+		} else if (in && strncmp(t, "Volume Owner: Yes", 17) == 0) {
+			return 1;
+		}
+		l = nl != NULL ? nl + 1 : NULL;
+	}
+	return found ? 0 : -1;
+}
+
+int
+rollout_install_ended(const char *log, char *last, size_t size)
+{
+	const char *end = NULL, *prev = NULL;
+
+	last[0] = '\0';
+	for (const char *l = log; l != NULL && *l != '\0'; ) {
+		const char *nl = strchr(l, '\n');
+
+		if (strncmp(l, ROLLOUT_INSTALL_END, strlen(ROLLOUT_INSTALL_END)) == 0)
+			end = l;
+		else if (l[0] != '\n' && l[0] != '\r')
+			prev = l;
+		if (end != NULL)
+			break;
+		l = nl != NULL ? nl + 1 : NULL;
+	}
+	if (prev != NULL) {
+		size_t n = strcspn(prev, "\r\n");
+		snprintf(last, size, "%.*s", (int)(n < size ? n : size - 1), prev);
+	}
+	if (end == NULL)
+		return -1;
+	return atoi(end + strlen(ROLLOUT_INSTALL_END));
 }

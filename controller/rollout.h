@@ -95,4 +95,37 @@ int rollout_at_target(const char *target, const char *version, const char *build
 /* A word safe inside single quotes on a shell command line (no quote, no newline). */
 int rollout_shell_word_ok(const char *s);
 
+/*
+ * Privileges and credentials (DESIGN.md, "Rolling OS updates"): the SSH
+ * user runs softwareupdate --download and --install as root through
+ * `sudo -n` (root itself needs no sudo); on Apple silicon the account of
+ * --user/--stdinpass must be a volume owner of the system volume.
+ */
+#define ROLLOUT_SUDO "sudo -n "
+/* Where the detached install writes its output on the Mac (the SSH user's). */
+#define ROLLOUT_INSTALL_LOG "$HOME/Library/Logs/tbmesh-softwareupdate.log"
+/* The line the detached install ends its log with: this, then the exit status. */
+#define ROLLOUT_INSTALL_END "tbmesh: softwareupdate exited with status "
+
+/*
+ * From `dscl . -read /Users/NAME GeneratedUID` ("GeneratedUID: UUID"): the
+ * UUID into guid.  0, or -1 when there is none.
+ */
+int rollout_dscl_guid(const char *out, char *guid, size_t size);
+
+/*
+ * From `diskutil apfs listcryptousers /` (entries "+-- UUID" followed by
+ * their "Type:" and "Volume Owner: Yes|No" lines): 1 when the entry of guid
+ * says "Volume Owner: Yes", 0 when it is listed but not an owner, -1 when
+ * it is not listed.
+ */
+int rollout_volume_owner(const char *list, const char *guid);
+
+/*
+ * From the detached install's log: -1 while it has no end line, else the
+ * exit status it ended with; the last line before it (softwareupdate's
+ * last word) into last.
+ */
+int rollout_install_ended(const char *log, char *last, size_t size);
+
 #endif

@@ -107,6 +107,25 @@ connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 }
 
 /*
+ * What goes before a command that needs root on node: "" when its SSH user
+ * is root (root may log in where an operator allows it), else "sudo -n ".
+ * The SSH user's name into user (may be NULL).
+ */
+static const char *
+node_su(struct ctrl *c, const char *node, char *user, size_t size)
+{
+	struct ro_ssh s;
+	int rc;
+
+	pthread_mutex_lock(&c->inv_mu);
+	rc = inv_ssh_get(c->inv, node, &s);
+	pthread_mutex_unlock(&c->inv_mu);
+	if (user != NULL)
+		snprintf(user, size, "%s", rc == 0 ? s.user : "");
+	return rc == 0 && strcmp(s.user, "root") == 0 ? "" : ROLLOUT_SUDO;
+}
+
+/*
  * Run cmd on the node; its output goes to res->output (the password
  * scrubbed).  0 and *status, or -1 when the session failed (res->reason).
  */
@@ -287,6 +306,58 @@ node_healthy(struct ctrl *c, const struct ro_node *rn, struct ro_step_result *re
 	return 0;
 }
 
+/*
+ * The SSH user may run softwareupdate as root (sudo -n, unless it is root)
+ * and the update's user is a volume owner: 0, or -1 with res failed and
+ * what to do.
+ */
+static int
+privileges_ok(struct ctrl *c, const char *node, const char *user, struct ssh_conn *conn,
+    struct ro_step_result *res)
+{
+	char login[sizeof(api_name)], cmd[RO_CMD_MAX + 1], guid[64];
+	const char *su = node_su(c, node, login, sizeof(login));
+	char *out = NULL;
+	int st = -1, owner;
+
+	if (su[0] != '\0' && (run(conn, ROLLOUT_SUDO "true", NULL, c->ssh_command_timeout, res,
+	    &st, NULL) == -1 || st != 0)) {
+		fail(res, "%.40s cannot run softwareupdate as root: sudo -n true: %.60s; install "
+		    "what `tbctl node add --print-sudoers --user %.40s` prints as "
+		    "/etc/sudoers.d/tbmesh", login, res->last_line, login);
+		return -1;
+	}
+	if (!rollout_shell_word_ok(user)) {
+		fail(res, "the update's user cannot be passed safely");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "dscl . -read /Users/'%s' GeneratedUID", user);
+	if (run(conn, cmd, NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
+	    rollout_dscl_guid(out, guid, sizeof(guid)) == -1) {
+		free(out);
+		fail(res, "the update's user %.40s is not an account on %.60s (dscl: %.80s)", user,
+		    node, res->last_line);
+		return -1;
+	}
+	free(out);
+	out = NULL;
+	if (run(conn, "diskutil apfs listcryptousers /", NULL, c->ssh_command_timeout, res, &st,
+	    &out) == -1 || st != 0) {
+		free(out);
+		fail(res, "cannot list the volume owners: %.150s", res->reason);
+		return -1;
+	}
+	owner = rollout_volume_owner(out, guid);
+	free(out);
+	if (owner != 1) {
+		fail(res, "the update's user %.40s is not a volume owner of / (diskutil apfs "
+		    "listcryptousers /): softwareupdate on Apple silicon needs a volume owner's "
+		    "password; give one with tbctl credentials set", user);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 preflight_checks(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
     struct ro_step_result *res)
@@ -300,6 +371,8 @@ preflight_checks(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_con
 	if (credentials(c, camp, node, user, pw, sizeof(pw), res) == -1)
 		return;
 	cred_wipe(pw, sizeof(pw));
+	if (privileges_ok(c, node, user, conn, res) == -1)
+		return;
 	if (run(conn, "softwareupdate --list", NULL, c->install_timeout, res, &st, &out) == -1 ||
 	    st != 0 || rollout_find_update(out, camp->target, camp->label, label, sizeof(label),
 	    &size, res->reason, sizeof(res->reason)) == -1) {
@@ -431,7 +504,8 @@ step_download(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_re
 	}
 	if ((conn = connect_node(c, camp->nodes[i].node, res)) == NULL)
 		return;
-	snprintf(cmd, sizeof(cmd), "softwareupdate --download '%s'", camp->label);
+	snprintf(cmd, sizeof(cmd), "%ssoftwareupdate --download '%s'",
+	    node_su(c, camp->nodes[i].node, NULL, 0), camp->label);
 	if (run(conn, cmd, NULL, c->install_timeout, res, &st, NULL) == -1 || st != 0)
 		fail(res, "%s", res->reason);
 	else
@@ -452,11 +526,59 @@ install_happened(struct ctrl *c, const struct ro_campaign *camp, const struct ro
 	    !isnan(n->boot_before) && fabs(rn.lc.boot_time - n->boot_before) > 2.0;
 }
 
+/*
+ * Follow the detached install through its log on the Mac until it ends,
+ * the Mac restarts (the session drops) or install_timeout passes.  cmd is
+ * what was started, for the reason.
+ */
+static void
+install_watch(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
+    const char *cmd, struct ro_step_result *res)
+{
+	double deadline = ctrl_now() + c->install_timeout;
+	char last[RO_LINE_MAX + 1] = "", err[256];
+	int ended = -1;
+
+	while (ended < 0 && ctrl_now() < deadline) {
+		struct ssh_result r;
+
+		nanosleep(&(struct timespec){ 1, 0 }, NULL);
+		if (ssh_run(conn, "cat \"" ROLLOUT_INSTALL_LOG "\"", NULL, 0, c->ssh_command_timeout,
+		    &r, err, sizeof(err)) != 0 || r.timed_out || r.status == 255) {
+			/* a Mac that restarts drops the session: the wait step follows */
+			ssh_result_free(&r);
+			snprintf(res->last_line, sizeof(res->last_line), "the Mac is restarting (%s)",
+			    last[0] != '\0' ? last : "install sent");
+			res->outcome = RO_OUT_OK;
+			return;
+		}
+		ended = rollout_install_ended(r.out, last, sizeof(last));
+		if (ended >= 0 || ctrl_now() >= deadline) {
+			out_add(res, r.out);
+			if (last[0] != '\0')
+				snprintf(res->last_line, sizeof(res->last_line), "%s", last);
+		}
+		ssh_result_free(&r);
+	}
+	if (ended == 0) {
+		res->outcome = RO_OUT_OK;
+	} else if (ended > 0) {
+		/* it ended and said why: a retry may send it again */
+		camp->nodes[i].install_at = NAN;
+		fail(res, "%.180s: exit %d: %.120s", cmd, ended, last[0] != '\0' ? last : "no output");
+	} else {
+		fail(res, "the install did not end within %.0f s (%s on the Mac: %.100s)",
+		    c->install_timeout, ROLLOUT_INSTALL_LOG, last[0] != '\0' ? last : "empty");
+	}
+}
+
 static void
 install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
     struct ro_step_result *res)
 {
 	char user[sizeof(api_name)], pw[CRED_PASSWORD_MAX + 2], cmd[RO_CMD_MAX + 1];
+	char start[RO_CMD_MAX * 3];
+	const char *su = node_su(c, camp->nodes[i].node, NULL, 0);
 	struct reg_node rn;
 	int st = -1, rc;
 
@@ -467,8 +589,26 @@ install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *co
 		fail(res, "the label or user cannot be passed safely");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "softwareupdate --install '%s' --restart --agree-to-license "
-	    "--no-scan --user '%s' --stdinpass", camp->label, user);
+	/*
+	 * As root through sudo -n, with --user/--stdinpass for the volume owner
+	 * on Apple silicon, started so that it survives the SSH session (the
+	 * Macjutsu/super way, super lines 7790-7793: `echo PASSWORD | sudo -u
+	 * root softwareupdate --install ... --stdinpass >> LOG 2>&1 &`): the
+	 * password reaches it on its standard input, its output goes to a log
+	 * on the Mac that ends with its exit status.
+	 */
+	snprintf(cmd, sizeof(cmd), "%ssoftwareupdate --install '%s' --restart --agree-to-license "
+	    "--no-scan --user '%s' --stdinpass", su, camp->label, user);
+	/*
+	 * The session's shell reads the password before it lets the session
+	 * end (sshd may drop input the session's command has not read when it
+	 * exits), then hands it to the detached install through a pipe
+	 * (printf is the shell's own: the password is in no argv).
+	 */
+	snprintf(start, sizeof(start), "log=\"" ROLLOUT_INSTALL_LOG "\"; mkdir -p "
+	    "\"$HOME/Library/Logs\" && : >\"$log\" && IFS= read -r pw && { printf '%%s\\n' "
+	    "\"$pw\" | (trap '' HUP; %s; echo \"" ROLLOUT_INSTALL_END "$?\") >>\"$log\" 2>&1 & } "
+	    "&& pw= && echo \"install started, its output in $log\"", cmd);
 	/* Written before the command goes out: a controller that dies while
 	 * the Mac installs finds it on its restart (install_pending). */
 	double sent = ctrl_now();
@@ -486,17 +626,17 @@ install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *co
 	}
 	camp->nodes[i].install_at = sent;
 	strcat(pw, "\n");
-	rc = run(conn, cmd, pw, c->install_timeout, res, &st, NULL);
+	rc = run(conn, start, pw, c->ssh_command_timeout, res, &st, NULL);
 	cred_wipe(pw, sizeof(pw));
-	/* A Mac that restarts may drop the session before the exit status. */
 	if (rc == -1 || st == -1 || st == 255) {
+		/* a Mac that restarts at once may drop the session: the wait step follows */
 		res->outcome = RO_OUT_OK;
 	} else if (st != 0) {
-		/* it ended and said why: a retry may send it again */
+		/* it did not start and said why: a retry may send it again */
 		camp->nodes[i].install_at = NAN;
 		fail(res, "%s", res->reason);
 	} else {
-		res->outcome = RO_OUT_OK;
+		install_watch(c, camp, i, conn, cmd, res);
 	}
 }
 
@@ -511,7 +651,7 @@ install_pending(struct ctrl *c, const struct ro_node *n, struct ssh_conn *conn,
     struct ro_step_result *res)
 {
 	struct ro_install_seen seen = { 0 };
-	char what[256], when[32];
+	char what[256], when[32], last[RO_LINE_MAX + 1], tail[128] = "";
 	char *out = NULL;
 	int st = -1;
 
@@ -525,10 +665,22 @@ install_pending(struct ctrl *c, const struct ro_node *n, struct ssh_conn *conn,
 	    st == 0)
 		rollout_probe_log(out, n->install_at - 60, &seen);
 	free(out);
+	out = NULL;
+	/* the detached install's own log: what softwareupdate said last */
+	if (run(conn, "tail -n 20 \"" ROLLOUT_INSTALL_LOG "\"", NULL, c->ssh_command_timeout, res,
+	    &st, &out) == 0 && st == 0) {
+		int ended = rollout_install_ended(out, last, sizeof(last));
+
+		if (ended >= 0)
+			snprintf(tail, sizeof(tail), "; log: exit %d", ended);
+		else if (last[0] != '\0')
+			snprintf(tail, sizeof(tail), "; log: \"%.24s\"", last);
+	}
+	free(out);
 	rollout_probe_str(&seen, what, sizeof(what));
 	utc_str(n->install_at, when, sizeof(when));
-	snprintf(res->last_line, sizeof(res->last_line), "install sent at %s: %.150s; waiting "
-	    "for the restart, not sending it again", when, what);
+	snprintf(res->last_line, sizeof(res->last_line), "install sent at %s: %.128s%s; waiting "
+	    "for the restart, not sending it again", when, what, tail);
 	out_add(res, res->last_line);
 	out_add(res, "\n");
 	res->outcome = RO_OUT_OK;

@@ -53,7 +53,7 @@ static const struct ctl_cmd commands[] = {
 	{ "node remove", "NODE",
 	  "Remove a node from the inventory.\n",
 	  0, 1, 1, ctl_node_remove },
-	{ "node add", "HOST [OPTIONS]",
+	{ "node add", "HOST [OPTIONS] | --print-sudoers [--user U]",
 	  "Provision a Mac over SSH and wait until it is ready.\n"
 	  "The controller connects to HOST with its SSH key, pins the host key,\n"
 	  "runs the preflight (macOS 26.2 or later, Apple silicon, Thunderbolt 5,\n"
@@ -67,6 +67,10 @@ static const struct ctl_cmd commands[] = {
 	  "A second run changes nothing; a failed step stops the run and what it\n"
 	  "changed is undone where it can be.  With RDMA disabled it ends with the\n"
 	  "manual step: boot into Recovery, Terminal, rdma_ctl enable, reboot.\n"
+	  "Root SSH login is off on a Mac: log in as an admin (--user) whose\n"
+	  "sudo runs, without a password, what tbmesh runs as root; the preflight\n"
+	  "checks sudo -n.  --print-sudoers prints that sudoers drop-in (for\n"
+	  "/etc/sudoers.d/tbmesh on each Mac) and contacts nobody.\n"
 	  "Options:\n"
 	  "  --user U          the SSH user (default: the controller's)\n"
 	  "  --key FILE        the SSH private key, on the controller's host\n"
@@ -79,15 +83,19 @@ static const struct ctl_cmd commands[] = {
 	  "  --agent-binary FILE  the macOS tbagentd to install, on the controller's\n"
 	  "                    host (default: the controller's configured copy)\n"
 	  "  --wired-limit-mb N  GPU wired limit, set at every boot (0: default)\n"
-	  "  --dry-run         print every command, change nothing\n",
+	  "  --ip-base A.B.0.0 the /16 of the cables' /30s: cable k is A.B.k.0/30\n"
+	  "                    (default 192.168.0.0); refused when a cable's /24 holds\n"
+	  "                    a LAN address the cluster's nodes report\n"
+	  "  --dry-run         print every command, change nothing\n"
+	  "  --print-sudoers   print the sudoers drop-in for --user (default admin)\n",
 	  CTL_OPT_USER | CTL_OPT_KEY | CTL_OPT_PORT | CTL_OPT_CLUSTER | CTL_OPT_FINGERPRINT |
-	  CTL_OPT_ACCEPT_NEW | CTL_OPT_AGENT | CTL_OPT_DRY_RUN, 1, 1, ctl_node_add },
+	  CTL_OPT_ACCEPT_NEW | CTL_OPT_AGENT | CTL_OPT_DRY_RUN, 0, 1, ctl_node_add },
 	{ "node deprovision", "NODE [--network] [--dry-run]",
 	  "Take tbmesh off a provisioned Mac over SSH.\n"
 	  "Stops and removes tbagentd, its LaunchDaemon, config and state, and the\n"
 	  "wired-limit LaunchDaemon.  Network settings stay unless --network.\n"
-	  "  --network         also remove the Thunderbolt port services and turn\n"
-	  "                    the Thunderbolt Bridge back on\n"
+	  "  --network         also remove the Thunderbolt port services (their\n"
+	  "                    network location) and turn the Thunderbolt Bridge back on\n"
 	  "  --dry-run         print every command, change nothing\n",
 	  CTL_OPT_NETWORK | CTL_OPT_DRY_RUN, 1, 1, ctl_node_deprovision },
 	{ "node accept", "NODE [--reason TEXT]",

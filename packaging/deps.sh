@@ -60,6 +60,7 @@ cmd clang          clang                                clang                   
 cmd libfuzzer      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a:/usr/lib/llvm-*/lib/clang/*/lib/*-linux-gnu/libclang_rt.fuzzer.a libclang-rt-dev -
 cmd ssh            ssh                                  openssh-client           -
 cmd sshd           sshd:/usr/sbin/sshd                  openssh-server           -
+cmd sudo           sudo:/usr/bin/sudo                   sudo                     -
 cmd ip             ip:/usr/sbin/ip:/sbin/ip             iproute2                 -
 cmd ps             ps:pgrep                             procps                   -
 cmd strace         strace                               strace                   -
@@ -98,7 +99,7 @@ found() {
 
 # applies NAME: is NAME checked on this system?  ip and strace are Linux's
 # (a test that needs them skips on macOS, and brew has neither); macOS
-# ships ssh, sshd, curl, openssl, sqlite3, python3, ruby and ps itself.
+# ships ssh, sshd, sudo, curl, openssl, sqlite3, python3, ruby and ps itself.
 applies() {
 	case "$OS:$1" in
 	macos:ip|macos:strace|macos:libfuzzer) return 1 ;;

@@ -10,7 +10,9 @@
  *   {"host":"10.0.0.5", "port":22, "user":"admin", "key_file":null,
  *    "cluster":"studio4", "node":null, "fingerprint":"SHA256:..."|null,
  *    "accept_new":false, "dry_run":false, "agent_binary":null,
- *    "wired_limit_mb":null}
+ *    "wired_limit_mb":null, "ip_base":null|"10.254.0.0"}
+ * ip_base: the /16 the cables' /30s come from, "A.B.0.0" (cable k is
+ * A.B.k.0/30); null: 192.168.0.0.
  * A deprovision request: {"network":false, "dry_run":false}
  * A status:
  *   {"id":1, "kind":"add"|"deprovision", "host":"10.0.0.5", "port":22,
@@ -19,7 +21,7 @@
  *    "dry_run":false, "fingerprint":"SHA256:..."|null,
  *    "preflight":[{"what":"macOS","verdict":"pass"|"warn"|"fail","text":"..."}],
  *    "steps":[{"step":"pmset-sleep","title":"no system sleep",
- *              "outcome":"applied"|"done already"|"would apply"|"FAILED"|"undone"|
+ *              "outcome":"applied"|"done already"|"not applicable"|"would apply"|"FAILED"|"undone"|
  *                        "undo FAILED"|"cannot be undone",
  *              "command":"pmset -a sleep 0","detail":null}],
  *    "failed_step":null, "reason":null, "manual":null|"boot into Recovery, ...",
@@ -51,6 +53,7 @@ struct prov_api_request {
 	int dry_run;
 	char agent_binary[1024];   /* "": the controller's configured copy */
 	int wired_limit_mb;        /* -1: not given */
+	char ip_base[16];          /* "A.B.0.0"; "": the controller's default */
 };
 
 struct prov_api_deprov {

@@ -33,7 +33,8 @@ static const struct pf request_fields[] = {
 	S(prov_api_request, cluster), S(prov_api_request, node),
 	S(prov_api_request, fingerprint), B(prov_api_request, accept_new),
 	B(prov_api_request, dry_run), S(prov_api_request, agent_binary),
-	I(prov_api_request, wired_limit_mb, -1, PROV_API_WIRED_MAX), { NULL, 0, 0, 0, 0, 0 },
+	I(prov_api_request, wired_limit_mb, -1, PROV_API_WIRED_MAX), S(prov_api_request, ip_base),
+	{ NULL, 0, 0, 0, 0, 0 },
 };
 
 static const struct pf deprov_fields[] = {
@@ -251,6 +252,16 @@ user_ok(const char *s)
 	return 1;
 }
 
+/* "A.B.0.0", A 1 to 223. */
+static int
+ip_base_ok(const char *s)
+{
+	int a, b, c, d, n = 0;
+
+	return sscanf(s, "%3d.%3d.%3d.%3d%n", &a, &b, &c, &d, &n) == 4 && s[n] == '\0' &&
+	    a >= 1 && a <= 223 && b >= 0 && b <= 255 && c == 0 && d == 0;
+}
+
 static int
 check_request(const struct prov_api_request *r, char *err, size_t errlen)
 {
@@ -272,6 +283,8 @@ check_request(const struct prov_api_request *r, char *err, size_t errlen)
 		bad = "fingerprint: must be SHA256: and 43 base64 characters, as ssh-keygen -l prints";
 	else if (r->fingerprint[0] != '\0' && r->accept_new)
 		bad = "fingerprint and accept_new: give one, not both";
+	else if (r->ip_base[0] != '\0' && !ip_base_ok(r->ip_base))
+		bad = "ip_base: must be A.B.0.0 (the /16 the cables' /30s come from)";
 	if (bad == NULL)
 		return 0;
 	snprintf(err, errlen, "%s", bad);

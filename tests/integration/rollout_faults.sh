@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Each fault halts an OS update at the right node with the right reason, and
 # leaves the node cordoned (once it was cordoned): host key changed, disk too
-# full, install fails, RDMA disabled after the update, back on the old
-# build, never back.  Then the password is nowhere: not in the controller's
+# full, no sudo rights for the admin the controller logs in as, an update
+# user who is not a volume owner, install fails, RDMA disabled after the
+# update, back on the old build, never back.  Then the password is nowhere: not in the controller's
 # log, the events, the API's answers, tbctl's output, the inventory file or
 # the commands' argv on the nodes.
 . "$(dirname "$0")/../lib/common.sh"
@@ -27,6 +28,11 @@ start_halted() {
 	"$CTL" rollout status "$id" >"$OUT/status$n_out.txt"
 	check_jq "$step fault: halts at $node's $step" "$TMP/ro.json" \
 		".nodes[] | select(.node == \"$node\") | .step == \"failed\" and .failed_step == \"$step\""
+	# what the steps said, and the Macs' restarts, when it halted elsewhere
+	jq_true "$TMP/ro.json" ".nodes[] | select(.node == \"$node\") | .failed_step == \"$step\"" || {
+		sqlite3 "$CTRL_DB" "SELECT node, step, substr(output, 1, 800) FROM rollout_log WHERE rollout_id = $id AND phase = 'end'" | tail -n 30 | sed 's/^/# /'
+		for m in mac1 mac2 mac3; do echo "# $m reboots: $(tr '\n' ' ' <"$(macnode_dir $m)/reboots" 2>/dev/null)"; done
+	}
 	check_jq "$step fault: the reason says $pat" "$TMP/ro.json" \
 		".reason | test(\"^$node: $step: .*$pat\")"
 	check "$step fault: tbctl rollout status shows it" grep -q "$pat" "$OUT/status$n_out.txt"
@@ -55,11 +61,29 @@ start_halted mac1 preflight "free disk"
 check_eq "a node failing its preflight was not cordoned" "ready " "$(node_state mac1)"
 sed -i '2s/ 1000000 / 800000000 /' "$(macnode_dir mac1)/df.out"
 
+# 2b. the admin the controller logs in as has no sudo rights (the real sudo
+# -n wants a password): refused at preflight, saying how to grant them
+macnode_fault mac1 no-sudo
+: >"$(macnode_log mac1)"
+start_halted mac1 preflight "$MACNODE_LOGIN cannot run softwareupdate as root: sudo -n true: sudo: a password is required; install what \`tbctl node add --print-sudoers --user $MACNODE_LOGIN\` prints as /etc/sudoers.d/tbmesh"
+check_eq "no sudo rights: softwareupdate was not asked anything" 0 "$(grep -c '^softwareupdate' "$(macnode_log mac1)")"
+check_eq "no sudo rights: not cordoned" "ready " "$(node_state mac1)"
+macnode_fault mac1 sudo
+
+# 2c. the update's user (admin) is not a volume owner of the Mac's system volume
+macnode_fault mac1 not-volume-owner
+start_halted mac1 preflight "the update's user admin is not a volume owner of /"
+check "not a volume owner: the reason says where it looked and what to do" grep -qF \
+	"(diskutil apfs listcryptousers /): softwareupdate on Apple silicon needs a volume owner's password; give one with tbctl credentials set" \
+	"$OUT/status$n_out.txt"
+check "not a volume owner: its volume owners were read" grep -q "^diskutil apfs listcryptousers /$" "$(macnode_log mac1)"
+macnode_set mac1 OWNER admin
+
 # 3. the install fails
 macnode_fault mac1 install-fails
 start_halted mac1 install "An error occurred installing"
 check_eq "mac1 stays cordoned with the reason" \
-	"cordoned rollout $RO_ID failed at install: softwareupdate --install 'macOS Tahoe 26.3-25D125' --restart --agree-to-license --no-scan --user 'admin' --stdinpass: exit 1: Failed to install macOS Tahoe 26.3-25D125: An error occurred installing the update." \
+	"cordoned rollout $RO_ID failed at install: sudo -n softwareupdate --install 'macOS Tahoe 26.3-25D125' --restart --agree-to-license --no-scan --user 'admin' --stdinpass: exit 1: Failed to install macOS Tahoe 26.3-25D125: An error occurred installing the update." \
 	"$(node_state mac1)"
 macnode_set mac1 FAULT ''
 "$CTL" node uncordon mac1 >/dev/null
@@ -106,9 +130,9 @@ for n in mac1 mac2 mac3; do curl -s -H "Authorization: Bearer $(cat "$ADMIN_TOKE
 sqlite3 "$CTRL_DB" .dump >"$OUT/inventory.sql"
 check "the inventory dump holds the install outputs" grep -q 'Failed to authenticate' "$OUT/inventory.sql"
 for pw in "$PASSWORD" "not the password"; do
-	hits=$(grep -rlF -- "$pw" "$OUT" "$CTRL_LOG" "$CTRL_DB" "$CTRL_DB-wal" "$TMP"/mac-*/commands.log \
+	hits=$(grep -rlF -- "$pw" "$OUT" "$CTRL_LOG" "$CTRL_DB" "$CTRL_DB-wal" "$TMP"/mac-*/commands.log "$TMP"/mac-*/home \
 		"$TMP"/mac-*/sshd.log "$TMP"/mac-*/agent.log 2>/dev/null)
-	check_eq "the password \"$pw\" is in no output, log, event, answer or argv" "" "$hits"
+	check_eq "the password \"$pw\" is in no output, log, event, answer, argv or install log on a Mac" "" "$hits"
 done
 check_eq "the password files are 0600" "600 600" \
 	"$(stat -c %a "$TMP/ctl-state/credentials/cluster-lab" "$TMP/ctl-state/credentials/node-mac3" | tr '\n' ' ' | sed 's/ $//')"

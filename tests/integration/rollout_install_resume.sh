@@ -6,7 +6,10 @@
 # waits for the restart.  Each of two Macs takes 8 s to install (the fake
 # softwareupdated goes on without the SSH session, as on a Mac); the
 # controller is killed during each install.  Every Mac installs once and
-# restarts once; the rollout finishes.
+# restarts once; the rollout finishes.  The install was started detached,
+# as root through sudo -n by the admin the controller logs in as, its
+# output in ~/Library/Logs/tbmesh-softwareupdate.log on the Mac, which the
+# resumed step reads too.
 . "$(dirname "$0")/../lib/common.sh"
 . "$TOP/tests/lib/macnode.sh"
 . "$TOP/tests/lib/rollout.sh"
@@ -43,6 +46,13 @@ for n in mac1 mac2; do
 		"$(grep -c '^softwareupdate --install' "$(macnode_log $n)")"
 	check "$n: the resumed step looked at its processes and install.log" \
 		grep -q "^ps -A -ww -o pid= -o etime= -o command=" "$(macnode_log $n)"
+	check "$n: and at the detached install's own log" \
+		grep -q "^tail -n 20 .*/home/Library/Logs/tbmesh-softwareupdate.log$" "$(macnode_log $n)"
+	check_eq "$n: the install ran as root, through sudo -n" \
+		"sudo -n softwareupdate --install macOS Tahoe 26.3-25D125 --restart --agree-to-license --no-scan --user admin --stdinpass" \
+		"$(grep '^sudo -n softwareupdate --install' "$(macnode_log $n)")"
+	check "$n: its log on the Mac ends with softwareupdate's exit status" \
+		grep -qx "tbmesh: softwareupdate exited with status 0" "$TMP/mac-$n/home/Library/Logs/tbmesh-softwareupdate.log"
 	out=$(sqlite3 "$CTRL_DB" "SELECT output FROM rollout_log WHERE node = '$n' AND step = 'install' AND phase = 'end'")
 	check "$n: the install step says it waited for the install it sent" \
 		grep -q "^install sent at .*: .*install.log has [0-9]* lines\? of softwareupdate since.*; waiting for the restart, not sending it again" <<<"$out"

@@ -36,9 +36,11 @@ check_eq "nothing was stored" '[]' "$("$CTL" rollout status --json | jq -c .roll
 "$CTL" rollout start --cluster lock3 --target 26.3 --mode rolling --dry-run >"$TMP/dry.txt"
 check "dry run says nothing is changed" grep -q '^Dry run: nothing is changed' "$TMP/dry.txt"
 check_eq "dry run shows the install command for each node" 3 \
-	"$(grep -c "install: softwareupdate --install '<label of 26.3>' --restart --agree-to-license --no-scan --user 'admin' --stdinpass" "$TMP/dry.txt")"
+	"$(grep -c "install: sudo -n softwareupdate --install '<label of 26.3>' --restart --agree-to-license --no-scan --user 'admin' --stdinpass" "$TMP/dry.txt")"
 check "and the preflight, download, wait, verify and uncordon steps" sh -c \
-	"grep -q 'preflight: softwareupdate --list' $TMP/dry.txt && grep -q 'download: softwareupdate --download' $TMP/dry.txt && grep -q 'wait: ' $TMP/dry.txt && grep -q 'verify: ' $TMP/dry.txt && grep -q 'uncordon: ' $TMP/dry.txt"
+	"grep -q 'preflight: softwareupdate --list' $TMP/dry.txt && grep -q 'download: sudo -n softwareupdate --download' $TMP/dry.txt && grep -q 'wait: ' $TMP/dry.txt && grep -q 'verify: ' $TMP/dry.txt && grep -q 'uncordon: ' $TMP/dry.txt"
+check "and the preflight's privilege and volume owner checks" \
+	grep -q "preflight: sudo -n true; dscl . -read /Users/'admin' GeneratedUID; diskutil apfs listcryptousers /" "$TMP/dry.txt"
 "$CTL" rollout start --cluster lock3 --target 26.3 --mode rolling --dry-run --json >"$TMP/dry.json"
 check_jq "dry run JSON: no id, every node with its commands" "$TMP/dry.json" \
 	'.id == null and .dry_run and ([.nodes[] | select((.commands | length) >= 8)] | length == 3)'

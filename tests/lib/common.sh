@@ -17,6 +17,7 @@ BG_STOP_SECS=10     # how long a daemon may take to exit after SIGTERM
 BG_PIDS=()          # every pid bg_start started (cleanup kills what is left)
 BG_CHECK=()         # the same, emptied once the test takes a pid over
 BG_LOGS=()          # their log files
+CLEANUP_HOOKS=()    # functions cleanup runs before $TMP goes (tests/lib/macnode.sh's)
 
 # AddressSanitizer's reports go to $TMP/asan.PID whoever runs a binary and
 # wherever its standard error goes (the demo's daemons, a command run with
@@ -47,6 +48,7 @@ cleanup() {
 		bg_alive "$p" && kill -KILL "$p" 2>/dev/null
 		builtin wait "$p" 2>/dev/null
 	done
+	for ((i = 0; i < ${#CLEANUP_HOOKS[@]}; i++)); do "${CLEANUP_HOOKS[i]}"; done
 	rm -rf "$TMP"
 	exit $rc
 }

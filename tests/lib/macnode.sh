@@ -2,15 +2,30 @@
 # tests.  Source it after common.sh and start_controller:
 #   . "$(dirname "$0")/../lib/macnode.sh"
 #
-#   macnode_init            checks sshd, makes the controller's SSH key
-#                           ($MACNODE_KEY, $MACNODE_KEY.pub); call once
+# Privileges as on a real Mac (DESIGN.md, "Provisioning"): root cannot log
+# in (PermitRootLogin no); the controller logs in as the admin account
+# $MACNODE_USER (tbmeshmac, made with useradd if missing: no password, a
+# home); `sudo` on the node's PATH is tests/fakemac/node/sudo, which honours
+# only `sudo -n` and hands the command to the real /usr/bin/sudo -n through
+# the node's asroot wrapper, allowed by a sudoers drop-in
+# (/etc/sudoers.d/tbmesh-test-*-NAME, removed when the test ends); every
+# fake command that changes the Mac refuses a caller that is not root with
+# macOS's own message; the node's system folders ($TMP/root-ADDRESS, the
+# controller's --provision-root) belong to root.  MACNODE_ROOT_LOGIN=1
+# before macnode_init keeps the old way instead: root logs in, no sudo.
+#
+#   macnode_init            checks sshd (and sudo), makes the login user and
+#                           the controller's SSH key ($MACNODE_KEY,
+#                           $MACNODE_KEY.pub); call once.  $MACNODE_LOGIN is
+#                           the account the controller uses
 #   macnode_start NAME I [--no-agent]
 #                           node I (1, 2, ...) at 127.0.0.$((I+1)): its own
 #                           state directory (tests/fakemac/mkstate.sh studio,
 #                           with its own hostname, hardware UUID and serial),
 #                           its own OpenSSH sshd on a free port (own host key,
 #                           $MACNODE_KEY.pub authorised, commands run with the
-#                           fake macOS commands first on PATH), and, unless
+#                           fake macOS commands first on PATH), its system
+#                           folders, its sudoers drop-in, and, unless
 #                           --no-agent, its tbagentd (darwin backend, that
 #                           PATH, reports every second) under a supervisor
 #                           that holds it stopped while the node "restarts";
@@ -19,33 +34,88 @@
 #   macnode_addr NAME / macnode_port NAME / macnode_fp NAME
 #                           its address, SSH port, host key fingerprint
 #   macnode_dir NAME        its state directory ($FAKEMAC_DIR of its commands)
+#   macnode_root NAME       its system folders (/Library, /usr/local, /var)
 #   macnode_log NAME        the file every fake command appends "CMD ARGS" to
+#                           ("sudo -n CMD ARGS" first when it came through sudo)
 #   macnode_build NAME      its macOS build now
 #   macnode_installs NAME   how many updates were installed
 #   macnode_set NAME KEY VALUE
 #                           change node.env: NEW_VERSION, NEW_BUILD, SIZE_KIB,
-#                           OWNER, PASSWORD, REBOOT_SECS, FAULT
+#                           OWNER (the volume owner; the update's user must
+#                           be it), PASSWORD, REBOOT_SECS, INSTALL_SECS, FAULT
 #   macnode_fault NAME FAULT
 #                           install-fails, never-back, old-build, rdma-off,
 #                           disk-full (free disk below the update's size),
-#                           hostkey-changed (sshd restarts with a new host key)
+#                           hostkey-changed (sshd restarts with a new host key),
+#                           no-sudo (its sudoers drop-in removed: the real sudo
+#                           then wants a password), sudo (put back),
+#                           not-volume-owner (OWNER is another account)
 #   macnode_register NAME   tells the controller the node's SSH address, port
 #                           and user, and pins its host key (tbctl)
 #
 # Every sshd and supervisor runs under `timeout` so it stops by itself;
 # done_testing stops them with SIGTERM like any daemon.
 MACNODE_SECS=${MACNODE_SECS:-900}
+MACNODE_USER=${MACNODE_USER:-tbmeshmac}
+MACNODE_ROOT_LOGIN=${MACNODE_ROOT_LOGIN:-0}
+MACNODE_SUDOERS_DIR=${MACNODE_SUDOERS_DIR:-/etc/sudoers.d}
 declare -A MACNODE_ADDR MACNODE_PORT MACNODE_SSHD MACNODE_SUP
 
 macnode_init() {
 	[ -x /usr/sbin/sshd ] || skip_all "no /usr/sbin/sshd (apt-get install openssh-server)"
 	command -v ssh-keygen >/dev/null || skip_all "no ssh-keygen"
+	if [ "$MACNODE_ROOT_LOGIN" = 1 ]; then
+		MACNODE_LOGIN=$(id -un)
+	else
+		[ "$(id -u)" = 0 ] || skip_all "simulated Macs with privileges need root here" \
+			"(a login user, sudoers drop-ins, root-owned system folders)"
+		[ -u /usr/bin/sudo ] && command -v visudo >/dev/null ||
+			skip_all "no sudo (apt-get install sudo, or packaging/deps.sh)"
+		id -u "$MACNODE_USER" >/dev/null 2>&1 ||
+			useradd -m -s /bin/sh -p '*' -c "tbmesh test Mac admin" "$MACNODE_USER" || return 1
+		MACNODE_LOGIN=$MACNODE_USER
+		# the login user walks into $TMP (each node's files), reads nothing else of it
+		chmod 711 "$TMP"
+		macnode_sweep_sudoers
+		CLEANUP_HOOKS+=(macnode_cleanup)
+	fi
 	MACNODE_KEY=$TMP/ctrl_ed25519
 	ssh-keygen -q -t ed25519 -N '' -C tbmesh-test -f "$MACNODE_KEY" || return 1
 	mkdir -p /run/sshd 2>/dev/null || true
 }
 
+# The sudoers drop-in of node NAME in this test (no "." in it: sudo skips
+# such names in /etc/sudoers.d).
+macnode_sudoers() { echo "$MACNODE_SUDOERS_DIR/tbmesh-test-${TMP##*.}-$1"; }
+
+# Drop-ins of tests that ended without cleaning up (their $TMP is gone).
+macnode_sweep_sudoers() {
+	local f d
+	for f in "$MACNODE_SUDOERS_DIR"/tbmesh-test-*; do
+		[ -f "$f" ] || continue
+		d=$(sed -n 's/.*NOPASSWD: \(.*\)\/mac-[^/]*\/asroot$/\1/p' "$f")
+		[ -n "$d" ] && [ ! -d "$d" ] && rm -f "$f"
+	done
+	return 0
+}
+
+macnode_cleanup() {
+	rm -f "$MACNODE_SUDOERS_DIR"/tbmesh-test-"${TMP##*.}"-*
+}
+
+# macnode_grant NAME: the login user may run NAME's commands as root
+# without a password (what `tbctl node add --print-sudoers` asks of a
+# Mac): a drop-in allowing NAME's asroot wrapper, checked with visudo.
+macnode_grant() {
+	local d=$TMP/mac-$1 f; f=$(macnode_sudoers "$1")
+	[ "$MACNODE_ROOT_LOGIN" = 1 ] && return 0
+	printf '%s ALL=(root) NOPASSWD: %s/asroot\n' "$MACNODE_USER" "$d" >"$d/sudoers"
+	visudo -cqf "$d/sudoers" || { echo "macnode: visudo refuses $d/sudoers"; return 1; }
+	install -m 0440 -o root -g root "$d/sudoers" "$f"
+}
+
 macnode_dir() { echo "$TMP/mac-$1/state"; }
+macnode_root() { echo "$TMP/root-${MACNODE_ADDR[$1]}"; }
 macnode_log() { echo "$TMP/mac-$1/commands.log"; }
 macnode_addr() { echo "${MACNODE_ADDR[$1]}"; }
 macnode_port() { echo "${MACNODE_PORT[$1]}"; }
@@ -79,12 +149,37 @@ FAULT=''
 ENV
 }
 
+# macnode_fs NAME: NAME's privileges.  The state directory is the
+# simulator's own (the login user's, since its fakes keep their state
+# there); the system folders, the asroot wrapper, sshd's files are root's.
+macnode_fs() {
+	local name=$1 d=$TMP/mac-$1 path root; root=$(macnode_root "$1")
+	path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:/usr/bin:/bin"
+	mkdir -p "$d/home" "$root"/Library/LaunchDaemons "$root"/usr/local/sbin \
+		"$root"/usr/local/etc "$root"/var/lib "$root"/var/log || return 1
+	: >>"$d/commands.log"
+	# sudo resets the environment: the wrapper gives the command the node's
+	cat >"$d/asroot" <<WRAP
+#!/bin/sh
+# $name's commands as root (tests/fakemac/node/sudo runs them through sudo -n)
+export PATH='$path' FAKEMAC_DIR='$d/state' FAKEMAC_LOG='$d/commands.log' HOME=/var/root
+exec "\$@"
+WRAP
+	chmod 755 "$d" "$d/asroot" "$root"
+	[ "$MACNODE_ROOT_LOGIN" = 1 ] && return 0
+	chown -R root:root "$root"
+	chmod -R go-w "$root"
+	chown -R "$MACNODE_USER" "$d/state" "$d/home" "$d/commands.log"
+}
+
 # macnode_sshd NAME: (re)start the node's sshd on its port.
 macnode_sshd() {
 	local name=$1 d=$TMP/mac-$1
 	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:/usr/bin:/bin"
-	# HOME is the node's directory: the account's own shell start-up files
-	# (~/.bashrc) are not read by the commands the controller runs.
+	local root_login=no
+	[ "$MACNODE_ROOT_LOGIN" = 1 ] && root_login=prohibit-password
+	# HOME is the node's own: the account's shell start-up files (~/.bashrc)
+	# are not read by the commands the controller runs.
 	cat >"$d/sshd_config" <<CONF
 ListenAddress ${MACNODE_ADDR[$name]}:${MACNODE_PORT[$name]}
 HostKey $d/host_key
@@ -95,10 +190,10 @@ UsePAM no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
-PermitRootLogin prohibit-password
-AllowUsers $(id -un)
+PermitRootLogin $root_login
+AllowUsers $MACNODE_LOGIN
 PermitUserEnvironment no
-SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d
+SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d/home
 LogLevel ERROR
 CONF
 	bg_start "$d/sshd.log" timeout "$MACNODE_SECS" /usr/sbin/sshd -D -e -f "$d/sshd_config"
@@ -143,8 +238,11 @@ macnode_start() {
 	MACNODE_ADDR[$name]=127.0.0.$((i + 1))
 	MACNODE_PORT[$name]=$(macnode_free_port "${MACNODE_ADDR[$name]}")
 	macnode_state "$name" "$i" || return 1
+	macnode_fs "$name" || return 1
+	macnode_grant "$name" || return 1
 	ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$d/host_key" || return 1
 	cp "$MACNODE_KEY.pub" "$d/authorized_keys"
+	chmod 644 "$d/authorized_keys"
 	macnode_sshd "$name" || return 1
 	[ "${3:-}" = --no-agent ] || macnode_supervise "$name"
 }
@@ -171,6 +269,12 @@ macnode_fault() {
 		macnode_sshd "$name" ;;
 	install-fails|never-back|old-build|rdma-off)
 		macnode_set "$name" FAULT "$f" ;;
+	no-sudo)
+		rm -f "$(macnode_sudoers "$name")" ;;
+	sudo)
+		macnode_grant "$name" ;;
+	not-volume-owner)
+		macnode_set "$name" OWNER "$MACNODE_USER-owner" ;;
 	*) echo "macnode_fault: unknown fault $f" >&2; return 1 ;;
 	esac
 }
@@ -178,6 +282,6 @@ macnode_fault() {
 macnode_register() {
 	local name=$1
 	"$BIN/tbctl" node ssh "$name" --host "${MACNODE_ADDR[$name]}" --port "${MACNODE_PORT[$name]}" \
-		--user "$(id -un)" >/dev/null &&
+		--user "$MACNODE_LOGIN" >/dev/null &&
 	"$BIN/tbctl" node trust "$name" --fingerprint "$(macnode_fp "$name")" >/dev/null
 }

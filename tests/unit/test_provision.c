@@ -57,6 +57,16 @@ static const char DF_OUT[] =
     "/dev/disk3s1s1  971350180 11069412 800000000     2%  453019 4294967295    0%   /\n";
 
 /* The facts of the Mac Studio of the fixtures (receptacles 1-6). */
+/*
+ * `networksetup -listnetworkserviceorder` (the form exo parses,
+ * exo-explore/exo NetworkSetupHelper.swift lines 271-274): the bridge's
+ * service found by its device, bridge0, whatever its name.
+ */
+#define SERVICE_ORDER "An asterisk (*) denotes that a network service is disabled.\n" \
+	"(1) Ethernet\n(Hardware Port: Ethernet, Device: en0)\n\n" \
+	"(2) Wi-Fi\n(Hardware Port: Wi-Fi, Device: en1)\n\n" \
+	"(3) Thunderbolt Bridge\n(Hardware Port: Thunderbolt Bridge, Device: bridge0)\n\n"
+
 static void
 studio_facts(struct prov_facts *f)
 {
@@ -72,10 +82,13 @@ studio_facts(struct prov_facts *f)
 	assert_int_equal(prov_facts_parse(f, PROV_F_HWPORTS, hw, 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_DF, DF_OUT, 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_RDMA, "enabled\n", 0), 0);
-	assert_int_equal(prov_facts_parse(f, PROV_F_BRIDGE, "Enabled\n", 0), 0);
+	assert_int_equal(prov_facts_parse(f, PROV_F_BRIDGE, SERVICE_ORDER, 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_PMSET, PMSET_FRESH, 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_WIRED, "0\n", 0), 0);
 	assert_int_equal(prov_facts_parse(f, PROV_F_HOSTNAME, "mac1\n", 0), 0);
+	assert_int_equal(prov_facts_parse(f, PROV_F_UID, "501\n", 0), 0);
+	assert_int_equal(prov_facts_parse(f, PROV_F_USER, "admin\n", 0), 0);
+	assert_int_equal(prov_facts_parse(f, PROV_F_SUDO, "", 0), 0);
 	free(sw);
 	free(tb);
 }
@@ -96,6 +109,7 @@ test_facts(void **state)
 	assert_int_equal(f.free_kb, 800000000);
 	assert_int_equal(f.rdma, 1);
 	assert_int_equal(f.bridge_enabled, 1);
+	assert_string_equal(f.bridge_service, "Thunderbolt Bridge");
 	assert_int_equal(f.sleep_min, 1);
 	assert_int_equal(f.autorestart, 0);
 	assert_int_equal(f.wired_limit_mb, 0);
@@ -118,10 +132,19 @@ test_facts(void **state)
 	assert_int_equal(prov_facts_parse(&f, PROV_F_SW_VERS, "ProductVersion: x\n", 0), -1);
 	assert_int_equal(prov_facts_parse(&f, PROV_F_DF, "", 1), -1);
 	assert_non_null(strstr(f.errors[PROV_F_DF], "status 1"));
-	/* no Thunderbolt Bridge service at all is "off" */
-	assert_int_equal(prov_facts_parse(&f, PROV_F_BRIDGE,
-	    "Thunderbolt Bridge is not a recognized network service.\n", 0), 0);
+	/* the bridge's service by its device, in another language and disabled */
+	assert_int_equal(prov_facts_parse(&f, PROV_F_BRIDGE, "An asterisk (*) denotes that a "
+	    "network service is disabled.\n(1) WLAN\n(Hardware Port: WLAN, Device: en1)\n\n"
+	    "(*) Thunderbolt-Br\xc3\xbc""cke\n(Hardware Port: Thunderbolt-Br\xc3\xbc""cke, Device: "
+	    "bridge0)\n\n", 0), 0);
+	assert_string_equal(f.bridge_service, "Thunderbolt-Br\xc3\xbc""cke");
 	assert_int_equal(f.bridge_enabled, 0);
+	/* no service on bridge0 at all is "off", with nothing to turn off */
+	assert_int_equal(prov_facts_parse(&f, PROV_F_BRIDGE, "An asterisk (*) denotes that a "
+	    "network service is disabled.\n(1) Wi-Fi\n(Hardware Port: Wi-Fi, Device: en1)\n", 0), 0);
+	assert_int_equal(f.bridge_enabled, 0);
+	assert_string_equal(f.bridge_service, "");
+	assert_int_equal(prov_facts_parse(&f, PROV_F_BRIDGE, "garbage\n", 0), -1);
 }
 
 static const struct prov_check_line *
@@ -144,7 +167,10 @@ test_preflight(void **state)
 	studio_facts(&f);
 	prov_preflight(&f, 0, &p);
 	assert_int_equal(p.failed, 0);
-	assert_int_equal(p.n, 6);
+	assert_int_equal(p.n, 7);
+	assert_string_equal(line_of(&p, "root")->text,
+	    "admin runs what needs root with sudo -n (no password)");
+	assert_true(prov_needs_sudo(&f));
 	assert_int_equal(line_of(&p, "macOS")->verdict, PROV_PASS);
 	assert_string_equal(line_of(&p, "macOS")->text, "macOS 26.2 (25C56): 26.2 or later");
 	assert_string_equal(line_of(&p, "chip")->text, "chip Apple M3 Ultra: Apple silicon");
@@ -186,7 +212,7 @@ test_preflight(void **state)
 
 	prov_facts_init(&f);
 	prov_preflight(&f, 0, &p);
-	assert_int_equal(p.failed, 6);   /* nothing known: every line fails */
+	assert_int_equal(p.failed, 7);   /* nothing known: every line fails */
 	assert_non_null(strstr(line_of(&p, "macOS")->text, "macOS version unknown"));
 }
 
@@ -235,6 +261,36 @@ test_addresses(void **state)
 	c[1].a_receptacle = "2";
 	assert_int_equal(prov_plan_addresses(c, 3, "mac1", &s, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cabled twice"));
+	c[1].a_receptacle = "3";
+	/* another base: cable k is A.B.k.0/30 */
+	s.ip_base = "10.254.0.0";
+	assert_int_equal(prov_plan_addresses(c, 3, "mac3", &s, err, sizeof(err)), 2);
+	assert_string_equal(s.addrs[1].ipv4, "10.254.2.2");
+	s.ip_base = "10.254.1.0";
+	assert_int_equal(prov_plan_addresses(c, 3, "mac3", &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "the cables' base \"10.254.1.0\" is not A.B.0.0");
+}
+
+/*
+ * The cables' /24s against the LAN: a home router's network 192.168.1.0/24
+ * (the Mac at 192.168.1.23) takes cable 1's 192.168.1.0/30 with the
+ * default base; another base clears it.
+ */
+static void
+test_lan_check(void **state)
+{
+	(void)state;
+	const char *lan[] = { "10.0.0.5", "192.168.1.23" }, *who[] = { "mac1", "mac2" };
+	char err[256];
+
+	assert_int_equal(prov_lan_check(NULL, 1, lan, who, 2, err, sizeof(err)), 0);
+	assert_int_equal(prov_lan_check(NULL, 3, lan, who, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "cable 1's 192.168.1.0/30 is in the /24 of mac2's LAN address "
+	    "192.168.1.23: give the cables another base (tbctl node add --ip-base A.B.0.0, such as "
+	    "10.254.0.0)");
+	assert_int_equal(prov_lan_check("10.254.0.0", 3, lan, who, 2, err, sizeof(err)), 0);
+	assert_int_equal(prov_lan_check("10.0.0.0", 3, lan, who, 2, err, sizeof(err)), -1);
+	assert_int_equal(prov_lan_check("bogus", 3, lan, who, 0, err, sizeof(err)), -1);
 }
 
 /* The judges, on what the commands print. */
@@ -317,8 +373,9 @@ test_plan(void **state)
 		.agent_sha256 = "00ff", .agent_size = 10, .wired_limit_mb = 458752, .n_addrs = 2,
 		.addrs = { { "2", "192.168.0.1" }, { "3", "192.168.1.2" } } };
 	static const char *order[] = { "bridge-off", "pmset-sleep", "pmset-autorestart",
-		"wired-limit-plist", "wired-limit-daemon", "wired-limit-now", "port-service-2",
-		"port-ip-2", "port-enabled-2", "port-service-3", "port-ip-3", "port-enabled-3",
+		"wired-limit-plist", "wired-limit-daemon", "wired-limit-now", "location",
+		"port-service-2", "port-ip-2", "port-enabled-2", "port-service-3", "port-ip-3",
+		"port-enabled-3",
 		"agent-binary", "agent-config", "agent-token", "agent-plist", "agent-daemon" };
 	char err[256];
 	struct prov_plan *p;
@@ -332,6 +389,25 @@ test_plan(void **state)
 	assert_string_equal(step_of(p, "bridge-off")->apply,
 	    "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' off");
 	assert_string_equal(step_of(p, "pmset-sleep")->apply, "pmset -a sleep 0");
+	/* the ports' services in a location of their own, made as exo makes one */
+	assert_string_equal(step_of(p, "location")->check, "networksetup -getcurrentlocation");
+	assert_non_null(strstr(step_of(p, "location")->apply, "networksetup -createlocation tbmesh; } "
+	    "&& networksetup -switchtolocation tbmesh && networksetup -listallhardwareports"));
+	assert_non_null(strstr(step_of(p, "location")->apply,
+	    "networksetup -createnetworkservice \"$hw\" \"$hw\""));
+	{
+		char cmd[256];
+		const char *in;
+		size_t inlen;
+
+		assert_int_equal(prov_step_undo(step_of(p, "location"), "Office\n", 0, cmd,
+		    sizeof(cmd), &in, &inlen), 0);
+		assert_string_equal(cmd, "networksetup -switchtolocation 'Office' && networksetup "
+		    "-deletelocation tbmesh");
+		/* already in ours before the run: nothing to go back to */
+		assert_int_equal(prov_step_undo(step_of(p, "location"), "tbmesh\n", 0, cmd,
+		    sizeof(cmd), &in, &inlen), -1);
+	}
 	assert_string_equal(step_of(p, "pmset-autorestart")->apply, "pmset -a autorestart 1");
 	assert_string_equal(step_of(p, "port-service-2")->apply,
 	    "networksetup -createnetworkservice 'tbmesh Thunderbolt 2' 'Thunderbolt 2'");
@@ -400,12 +476,50 @@ test_deprov(void **state)
 	int without = p->n;
 	prov_plan_free(p);
 	p = prov_deprov_build(&f, "", 0, 1);
-	assert_int_equal(p->n, without + 6 + 1);
+	assert_int_equal(p->n, without + 1 + 6 + 1);
+	assert_string_equal(step_of(p, "location-removed")->apply, "{ [ \"$(networksetup "
+	    "-getcurrentlocation)\" != tbmesh ] || networksetup -switchtolocation Automatic; } && "
+	    "networksetup -deletelocation tbmesh");
 	assert_string_equal(step_of(p, "port-service-removed-2")->apply,
 	    "networksetup -removenetworkservice 'tbmesh Thunderbolt 2'");
-	assert_string_equal(p->steps[p->n - 1].apply,
-	    "networksetup -setnetworkserviceenabled 'Thunderbolt Bridge' on");
+	assert_string_equal(p->steps[p->n - 1].id, "bridge-on");
+	assert_non_null(strstr(p->steps[p->n - 1].apply, "networksetup -setnetworkserviceenabled "
+	    "\"$svc\" on"));
+	/* done when bridge0's service is on, or there is none */
+	assert_true(prov_step_done(&p->steps[p->n - 1], SERVICE_ORDER, 0));
+	assert_false(prov_step_done(&p->steps[p->n - 1], "An asterisk (*) denotes that a network "
+	    "service is disabled.\n(*) TB\n(Hardware Port: Thunderbolt Bridge, Device: bridge0)\n", 0));
+	assert_true(prov_step_done(&p->steps[p->n - 1], "An asterisk (*) denotes that a network "
+	    "service is disabled.\n(1) Wi-Fi\n(Hardware Port: Wi-Fi, Device: en1)\n", 0));
 	prov_plan_free(p);
+}
+
+/* Root: logged in as root needs no sudo; an admin without sudo rights is refused, told how. */
+static void
+test_preflight_root(void **state)
+{
+	(void)state;
+	struct prov_facts f;
+	struct prov_preflight p;
+	struct prov_check_line l;
+
+	studio_facts(&f);
+	assert_int_equal(prov_facts_parse(&f, PROV_F_SUDO, "sudo: a password is required\n", 1), 0);
+	prov_preflight(&f, 0, &p);
+	assert_int_equal(p.failed, 1);
+	assert_int_equal(line_of(&p, "root")->verdict, PROV_FAIL);
+	assert_string_equal(line_of(&p, "root")->text, "admin cannot run commands as root "
+	    "without a password (sudo -n true: sudo: a password is required): install what "
+	    "`tbctl node add --print-sudoers --user admin` prints as /etc/sudoers.d/tbmesh");
+	assert_int_equal(prov_facts_parse(&f, PROV_F_UID, "0\n", 0), 0);
+	prov_preflight_root(&f, &l);
+	assert_int_equal(l.verdict, PROV_PASS);
+	assert_string_equal(l.text, "logged in as root: no sudo needed");
+	assert_false(prov_needs_sudo(&f));
+	prov_facts_init(&f);
+	prov_preflight_root(&f, &l);
+	assert_int_equal(l.verdict, PROV_FAIL);   /* who logged in is unknown */
+	assert_true(prov_needs_sudo(&f));
 }
 
 int
@@ -414,6 +528,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_preflight),
+		cmocka_unit_test(test_preflight_root),
+		cmocka_unit_test(test_lan_check),
 		cmocka_unit_test(test_tb4_only),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_judges),

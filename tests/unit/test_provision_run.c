@@ -26,6 +26,7 @@ struct mac_svc { char name[64]; char port[32]; char ip[16]; int enabled; int man
 
 struct mac {
 	int bridge, sleep, autorestart, wired;
+	int in_location;               /* in the tbmesh location (else Automatic) */
 	struct mac_file files[MAC_MAX];
 	struct mac_svc svcs[MAC_MAX];
 	int loaded_agent, loaded_wired;
@@ -174,6 +175,26 @@ mac_networksetup(struct mac *m, const char *c, int *st)
 {
 	char name[64], port[32];
 	struct mac_svc *s;
+
+	/* the location: made and switched to (the LAN's services are the shell's loop) */
+	if (strcmp(c, "networksetup -getcurrentlocation") == 0)
+		return say(st, 0, "%s\n", m->in_location ? PROV_LOCATION : "Automatic");
+	if (strncmp(c, "networksetup -listlocations |", 29) == 0 ||
+	    strncmp(c, "networksetup -listlocations | grep", 34) == 0) {
+		m->in_location = 1;
+		return say(st, 0, "");
+	}
+	if (strcmp(c, "networksetup -switchtolocation 'Automatic' && networksetup -deletelocation "
+	    PROV_LOCATION) == 0 || strncmp(c, "networksetup -deletelocation", 28) == 0) {
+		m->in_location = 0;
+		return say(st, 0, "");
+	}
+	if (strcmp(c, "networksetup -listlocations") == 0)
+		return say(st, 0, "Automatic\n%s", m->in_location ? PROV_LOCATION "\n" : "");
+	if (strcmp(c, "networksetup -listnetworkserviceorder") == 0)
+		return say(st, 0, "An asterisk (*) denotes that a network service is disabled.\n"
+		    "(%s) Thunderbolt Bridge\n(Hardware Port: Thunderbolt Bridge, Device: bridge0)\n",
+		    m->bridge ? "1" : "*");
 
 	if (strcmp(c, "networksetup -listallnetworkservices") == 0) {
 		char *o = say(st, 0, "An asterisk (*) denotes that a network service is disabled.\n"
@@ -324,6 +345,18 @@ mac_answer(struct mac *m, const char *c, const void *in, size_t inlen, int *st)
 {
 	if (m->fail[0] != '\0' && strncmp(c, m->fail, strlen(m->fail)) == 0)
 		return say(st, 4, "** Error: The parameters were not valid.\n");
+	if (strncmp(c, "{ networksetup -listlocations ", 30) == 0)
+		return mac_networksetup(m, c + 2, st);
+	/* deprovisioning: back to Automatic (the shell's test), ours deleted */
+	if (strncmp(c, "{ [ \"$(networksetup -getcurrentlocation)\"", 41) == 0) {
+		m->in_location = 0;
+		return say(st, 0, "");
+	}
+	/* the bridge's service found by its device, turned on */
+	if (strncmp(c, "svc=$(networksetup -listnetworkserviceorder", 43) == 0) {
+		m->bridge = 1;
+		return say(st, 0, "");
+	}
 	if (strncmp(c, "networksetup ", 13) == 0)
 		return mac_networksetup(m, c, st);
 	if (strncmp(c, "launchctl ", 10) == 0)
@@ -450,6 +483,8 @@ setup(void **state)
 		snprintf(x->facts.ports[i].device, 16, "en%d", i + 2);
 	}
 	x->facts.rdma = 1;
+	x->facts.bridge_enabled = 1;
+	snprintf(x->facts.bridge_service, sizeof(x->facts.bridge_service), "Thunderbolt Bridge");
 	x->agent.data = AGENT_V1;
 	x->agent.len = sizeof(AGENT_V1) - 1;
 	digest(x->agent.data, x->agent.len, x->sha);
@@ -518,9 +553,18 @@ test_fresh_then_again(void **state)
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-123", &x->res), 0);
 	assert_true(x->res.ok);
 	assert_int_equal(n_told, x->res.n);   /* every record was told as it was made */
-	/* every check ran before any apply, in one command: all steps applied */
-	assert_int_equal(count(&x->res, PROV_APPLIED), x->plan->n);
-	assert_string_equal(x->mac.log[0], "sh -s");
+	/*
+	 * each check ran right before its step's apply, so it sees what the
+	 * steps before did: a new network service is enabled already (macOS
+	 * creates it so), every other step applied
+	 */
+	assert_int_equal(count(&x->res, PROV_APPLIED), x->plan->n - 2);
+	assert_int_equal(count(&x->res, PROV_DONE_ALREADY), 2);
+	for (int i = 0; i < x->res.n; i++)
+		if (x->res.records[i].outcome == PROV_DONE_ALREADY)
+			assert_non_null(strstr(x->res.records[i].step, "port-enabled-"));
+	assert_string_equal(x->mac.log[0], x->plan->steps[0].check);
+	assert_string_equal(x->mac.log[2], x->plan->steps[1].check);
 	/* the Mac is provisioned */
 	assert_int_equal(x->mac.bridge, 0);
 	assert_int_equal(x->mac.sleep, 0);
@@ -540,8 +584,9 @@ test_fresh_then_again(void **state)
 	mac_clear_log(&x->mac);
 	assert_int_equal(prov_run(&x->ex, x->plan, 0, 30, &x->agent, "tok-456", &x->res), 0);
 	assert_int_equal(count(&x->res, PROV_DONE_ALREADY), x->plan->n);
-	assert_int_equal(x->mac.ncmds, 1);   /* one batch of every check, nothing else */
-	assert_string_equal(x->mac.log[0], "sh -s");
+	assert_int_equal(x->mac.ncmds, x->plan->n);   /* every check, nothing else */
+	for (int i = 0; i < x->plan->n; i++)
+		assert_string_equal(x->mac.log[i], x->plan->steps[i].check);
 	assert_string_equal(file_of(&x->mac, PROV_AGENT_BOOTSTRAP, 0)->data, "tok-123");
 	/* an agent that never enrolled gets a fresh token on the next run */
 	file_rm(&x->mac, PROV_AGENT_NODE_TOKEN);
@@ -580,7 +625,7 @@ test_dry_run(void **state)
 
 	assert_int_equal(prov_run(&x->ex, x->plan, 1, 30, &x->agent, NULL, &x->res), 0);
 	assert_int_equal(count(&x->res, PROV_WOULD_APPLY), x->plan->n);
-	assert_int_equal(x->mac.ncmds, 1);   /* only the checks ran, in one batch */
+	assert_int_equal(x->mac.ncmds, x->plan->n);   /* only the checks ran */
 	for (int i = 0; i < x->res.n; i++)
 		assert_string_equal(x->res.records[i].command, x->plan->steps[i].apply);
 	assert_int_equal(x->mac.bridge, 1);
@@ -592,9 +637,9 @@ static void
 test_failure_undoes(void **state)
 {
 	struct fix *x = *state;
-	static const char *undone[] = { "port-service-3", "port-enabled-2", "port-ip-2",
-		"port-service-2", "wired-limit-now", "wired-limit-daemon", "wired-limit-plist",
-		"pmset-autorestart", "pmset-sleep", "bridge-off" };
+	static const char *undone[] = { "port-service-3", "port-ip-2",
+		"port-service-2", "location", "wired-limit-now", "wired-limit-daemon",
+		"wired-limit-plist", "pmset-autorestart", "pmset-sleep", "bridge-off" };
 	int first_undo = -1;
 
 	x->mac.sleep = 10;
@@ -680,36 +725,113 @@ test_deprovision(void **state)
 	prov_plan_free(d);
 }
 
-/* What the exec sees under sudo: one sh -c per command, quoted. */
-static char seen_in[8192];
+/*
+ * Under sudo: the commands as the plan wrote them, and the Mac they reach
+ * (mac_run) after "sudo -n " is taken off and "sudo -n tee F >/dev/null"
+ * is read as "cat > F" again.
+ */
+static char *sent[LOG_MAX];
+static int n_sent;
+
+static void
+replace_all(char *s, const char *from, const char *to)
+{
+	char *p;
+	size_t lf = strlen(from), lt = strlen(to);
+
+	while ((p = strstr(s, from)) != NULL) {
+		memmove(p + lt, p + lf, strlen(p + lf) + 1);
+		memcpy(p, to, lt);
+	}
+}
 
 static int
-record_run(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
+sudo_run(void *ctx, const char *cmd, const void *in, size_t inlen, int timeout_s,
     struct prov_output *o, char *err, size_t errlen)
 {
-	(void)timeout_s; (void)err; (void)errlen;
-	snprintf(ctx, 2048, "%s", cmd);
-	snprintf(seen_in, sizeof(seen_in), "%.*s", (int)inlen, (const char *)in);
-	o->status = 0;
-	o->out = strdup("");   /* no markers: the batch's output was cut short */
-	return 0;
+	char plain[PROV_CMD_MAX * 3];
+
+	if (n_sent < LOG_MAX)
+		sent[n_sent++] = strdup(cmd);
+	snprintf(plain, sizeof(plain), "%s", cmd);
+	replace_all(plain, "sudo -n tee ", "cat > ");
+	replace_all(plain, ".tbmesh-new >/dev/null", ".tbmesh-new");
+	replace_all(plain, "sudo -n ", "");
+	return mac_run(ctx, plain, in, inlen, timeout_s, o, err, errlen);
+}
+
+/* Every word of cmd that changes a Mac comes right after "sudo -n ". */
+static int
+all_under_sudo(const char *cmd)
+{
+	static const char *const changing[] = { "networksetup -set", "networksetup -create",
+		"networksetup -remove", "pmset -a", "sysctl iogpu", "launchctl bootstrap",
+		"launchctl bootout", "launchctl kickstart", "mkdir ", "tee ", "chown ", "chmod ",
+		"mv ", "rm ", "cp ", "cat >" };
+
+	for (size_t k = 0; k < sizeof(changing) / sizeof(changing[0]); k++)
+		for (const char *p = strstr(cmd, changing[k]); p != NULL;
+		    p = strstr(p + 1, changing[k]))
+			if (p - cmd < 8 || strncmp(p - 8, "sudo -n ", 8) != 0)
+				return 0;
+	return 1;
 }
 
 static void
 test_sudo(void **state)
 {
 	struct fix *x = *state;
-	char seen[2048];
-	struct prov_exec ex = { seen, record_run, NULL };
-	struct prov_plan *p = prov_plan_build(&x->facts, &(struct prov_settings){
-		.sudo = 1, .controller_url = "u", .agent_sha256 = "0" }, seen, sizeof(seen));
+	struct prov_exec ex = { &x->mac, sudo_run, NULL };
+	struct prov_plan *p, *d;
+	char err[128];
 
-	assert_int_equal(prov_run(&ex, p, 1, 30, NULL, NULL, &x->res), -1);
-	assert_string_equal(seen, "sudo -n sh -c 'sh -s'");
-	assert_non_null(strstr(seen_in, "( networksetup -getnetworkserviceenabled "
-	    "'Thunderbolt Bridge' ) </dev/null 2>/dev/null; printf '\\036%d:0\\036' $?\n"));
-	assert_non_null(strstr(x->res.reason, "cut short at command 1"));
+	x->set.sudo = 1;
+	p = prov_plan_build(&x->facts, &x->set, err, sizeof(err));
+	assert_non_null(p);
+	n_sent = 0;
+	assert_int_equal(prov_run(&ex, p, 0, 30, &x->agent, "tok", &x->res), 0);
+	assert_int_equal(count(&x->res, PROV_APPLIED), p->n - 2);
+	assert_int_equal(x->mac.bridge, 0);
+	assert_int_equal(x->mac.wired, 458752);
+	assert_true(x->mac.loaded_agent && x->mac.loaded_wired);
+	assert_string_equal(file_of(&x->mac, PROV_AGENT_BOOTSTRAP, 0)->data, "tok");
+	for (int i = 0; i < n_sent; i++) {
+		if (!all_under_sudo(sent[i]))
+			fail_msg("not under sudo: %s", sent[i]);
+		/* the checks read as the login user, but the agent's 0700 state */
+		if (strncmp(sent[i], "{ ", 2) != 0 && strstr(sent[i], "tbagentd/") == NULL)
+			assert_null(strstr(sent[i], "sudo"));
+	}
+	assert_string_equal(sent[0], "networksetup -getnetworkserviceenabled 'Thunderbolt Bridge'");
+	/* a failure's undo goes through sudo too; then deprovisioning */
+	d = prov_deprov_build(&x->facts, "", 1, 1);
+	assert_int_equal(prov_run(&ex, d, 0, 30, NULL, NULL, &x->res), 0);
+	assert_false(x->mac.loaded_agent);
+	assert_int_equal(x->mac.bridge, 1);
+	for (int i = 0; i < n_sent; i++) {
+		if (!all_under_sudo(sent[i]))
+			fail_msg("not under sudo: %s", sent[i]);
+		free(sent[i]);
+	}
+	prov_plan_free(d);
 	prov_plan_free(p);
+}
+
+/* A MacBook's pmset -g has no autorestart: that step is not applicable. */
+static void
+test_not_applicable(void **state)
+{
+	struct fix *x = *state;
+	const struct prov_step *st = NULL;
+
+	for (int i = 0; i < x->plan->n; i++)
+		if (strcmp(x->plan->steps[i].id, "pmset-autorestart") == 0)
+			st = &x->plan->steps[i];
+	assert_non_null(st);
+	assert_true(prov_step_not_applicable(st, " sleep                1\n displaysleep 10\n", 0));
+	assert_false(prov_step_not_applicable(st, " sleep 1\n autorestart          0\n", 0));
+	assert_false(prov_step_not_applicable(st, "", 1));
+	assert_false(prov_step_not_applicable(&x->plan->steps[0], "Enabled\n", 0));
 }
 
 int
@@ -724,6 +846,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_missing_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deprovision, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sudo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_applicable, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

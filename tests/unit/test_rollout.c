@@ -246,10 +246,13 @@ test_commands_never_hold_a_password(void **state)
 	int n = rollout_commands(c, RO_INSTALL, "admin", cmds, 4);
 	assert_int_equal(n, 2);
 	assert_string_equal(cmds[0], "sw_vers");
-	assert_non_null(strstr(cmds[1], "softwareupdate --install 'macOS Tahoe 26.3-25D125' "
-	    "--restart --agree-to-license --no-scan --user 'admin' --stdinpass"));
+	assert_non_null(strstr(cmds[1], "sudo -n softwareupdate --install 'macOS Tahoe "
+	    "26.3-25D125' --restart --agree-to-license --no-scan --user 'admin' --stdinpass"));
 	assert_int_equal(rollout_commands(c, RO_DOWNLOAD, "admin", cmds, 4), 1);
-	assert_string_equal(cmds[0], "softwareupdate --download 'macOS Tahoe 26.3-25D125'");
+	assert_string_equal(cmds[0], "sudo -n softwareupdate --download 'macOS Tahoe 26.3-25D125'");
+	assert_int_equal(rollout_commands(c, RO_PREFLIGHT, "admin", cmds, 4), 4);
+	assert_non_null(strstr(cmds[3], "sudo -n true; dscl . -read /Users/'admin' GeneratedUID; "
+	    "diskutil apfs listcryptousers /"));
 	free(c);
 }
 
@@ -300,6 +303,58 @@ test_json_round_trip(void **state)
 	free(d);
 }
 
+/*
+ * The volume owner of `diskutil apfs listcryptousers /` (the format of the
+ * listings in apple.stackexchange.com/questions/404880 with Apple silicon's
+ * "Volume Owner" lines, as tests/fakemac/node/diskutil prints them), found
+ * by the account's GeneratedUID from dscl.
+ */
+static void
+test_volume_owner(void **state)
+{
+	(void)state;
+	static const char list[] =
+	    "Cryptographic users for disk3s1 (3 found)\n|\n"
+	    "+-- 21232F29-7A57-A5A7-4389-4A0E4A801FC3\n"
+	    "|   Type: Local Open Directory User\n|   Volume Owner: Yes\n|\n"
+	    "+-- 2D7C7349-5BE1-A7AC-2B78-111B63FE2833\n"
+	    "|   Type: Local Open Directory User\n|   Volume Owner: No\n|\n"
+	    "+-- EBC6C064-0000-11AA-AA11-00306543ECAC\n"
+	    "    Type: Personal Recovery User\n    Volume Owner: Yes\n";
+	char guid[64];
+
+	assert_int_equal(rollout_dscl_guid("GeneratedUID: 21232F29-7A57-A5A7-4389-4A0E4A801FC3\n",
+	    guid, sizeof(guid)), 0);
+	assert_string_equal(guid, "21232F29-7A57-A5A7-4389-4A0E4A801FC3");
+	assert_int_equal(rollout_dscl_guid("DS Error: -14136 (eDSRecordNotFound)\n", guid,
+	    sizeof(guid)), -1);
+	assert_int_equal(rollout_volume_owner(list, "21232F29-7A57-A5A7-4389-4A0E4A801FC3"), 1);
+	assert_int_equal(rollout_volume_owner(list, "21232f29-7a57-a5a7-4389-4a0e4a801fc3"), 1);
+	assert_int_equal(rollout_volume_owner(list, "2D7C7349-5BE1-A7AC-2B78-111B63FE2833"), 0);
+	assert_int_equal(rollout_volume_owner(list, "00000000-0000-0000-0000-000000000000"), -1);
+	assert_int_equal(rollout_volume_owner("", "21232F29-7A57-A5A7-4389-4A0E4A801FC3"), -1);
+}
+
+/* The detached install's log: running, ended well, ended with softwareupdate's complaint. */
+static void
+test_install_ended(void **state)
+{
+	(void)state;
+	char last[128];
+
+	assert_int_equal(rollout_install_ended("Software Update Tool\n\nInstalling X: 1\n", last,
+	    sizeof(last)), -1);
+	assert_string_equal(last, "Installing X: 1");
+	assert_int_equal(rollout_install_ended("Installing X\nRestarting...\n"
+	    "tbmesh: softwareupdate exited with status 0\n", last, sizeof(last)), 0);
+	assert_string_equal(last, "Restarting...");
+	assert_int_equal(rollout_install_ended("Software Update Tool\n\nFailed to authenticate user "
+	    "admin\ntbmesh: softwareupdate exited with status 1\n", last, sizeof(last)), 1);
+	assert_string_equal(last, "Failed to authenticate user admin");
+	assert_int_equal(rollout_install_ended("", last, sizeof(last)), -1);
+	assert_string_equal(last, "");
+}
+
 int
 main(void)
 {
@@ -312,6 +367,8 @@ main(void)
 		cmocka_unit_test(test_find_update),
 		cmocka_unit_test(test_commands_never_hold_a_password),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_volume_owner),
+		cmocka_unit_test(test_install_ended),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
