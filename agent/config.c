@@ -16,6 +16,7 @@
 #include "api.h"
 #include "collector.h"
 #include "conf.h"
+#include "httpd.h"
 #include "log.h"
 
 const char agent_usage[] =
@@ -37,6 +38,15 @@ const char agent_usage[] =
 "  --command-timeout SECONDS  darwin: per external command (default 5)\n"
 "  --listen HOST:PORT         where to serve (default " AGENT_DEFAULT_LISTEN ";\n"
 "                             port 0 picks a free one; \"none\" serves nothing)\n"
+"  --max-connections N        HTTP connections at once (default 64)\n"
+"  --max-connections-per-client N\n"
+"                             HTTP connections at once from one address; more\n"
+"                             are closed at once (default 8; 0: no limit)\n"
+"  --request-deadline SECONDS a request must arrive within this, from its\n"
+"                             first byte or from the connection's start;\n"
+"                             else it is closed (default 10)\n"
+"  --idle-timeout SECONDS     an HTTP connection silent this long is closed\n"
+"                             (default 10)\n"
 "  --controller URL           the tbcontrollerd to report to\n"
 "  --bootstrap-token-file F   one-time enrolment token for the controller\n"
 "  --state-dir DIR            where the node token is kept (default\n"
@@ -107,6 +117,9 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 		}
 		return 0;
 	}
+	int rc = http_limits_set(&c->http, key, v, err, errlen);
+	if (rc <= 0)
+		return rc;
 	if (strcmp(key, "interval") == 0)
 		return conf_seconds(key, v, 0.1, 86400, &c->interval, err, errlen);
 	if (strcmp(key, "command-timeout") == 0)
@@ -138,6 +151,9 @@ config_defaults(struct agent_config *c)
 	memset(c, 0, sizeof(*c));
 	c->interval = AGENT_DEFAULT_INTERVAL;
 	c->cmd_timeout = AGENT_DEFAULT_CMD_TIMEOUT;
+	c->http = (struct http_limits){ HTTPD_DEFAULT_MAX_CONNECTIONS,
+		HTTPD_DEFAULT_MAX_PER_CLIENT, HTTPD_DEFAULT_REQUEST_DEADLINE,
+		HTTPD_DEFAULT_IDLE_TIMEOUT };
 	c->log_level = LOG_LVL_INFO;
 }
 
@@ -152,6 +168,10 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "command-timeout", required_argument, NULL, 't' },
 	{ "listen", required_argument, NULL, 'l' },
+	{ "max-connections", required_argument, NULL, 'm' },
+	{ "max-connections-per-client", required_argument, NULL, 'k' },
+	{ "request-deadline", required_argument, NULL, 'R' },
+	{ "idle-timeout", required_argument, NULL, 'T' },
 	{ "controller", required_argument, NULL, 'c' },
 	{ "bootstrap-token-file", required_argument, NULL, 'B' },
 	{ "state-dir", required_argument, NULL, 'S' },

@@ -2,13 +2,17 @@
  * tbagentd's configuration: a file of "key = value" lines (keys are the long
  * option names: backend, name, root, scenario, node, interval, listen,
  * controller, bootstrap-token-file, state-dir, ca-file, command-timeout,
- * log, log-level; '#' starts a comment) and command-line flags, which win
- * over the file.  Strings are owned by the struct: config_free() releases them.
+ * max-connections, max-connections-per-client, request-deadline,
+ * idle-timeout, log, log-level; '#' starts a comment) and command-line
+ * flags, which win over the file.  Strings are owned by the struct:
+ * config_free() releases them.
  */
 #ifndef TBMESH_AGENT_CONFIG_H
 #define TBMESH_AGENT_CONFIG_H
 
 #include <stddef.h>
+
+#include "http_limits.h"
 
 #define AGENT_DEFAULT_LISTEN "127.0.0.1:9469"
 #define AGENT_DEFAULT_INTERVAL 5.0
@@ -25,6 +29,7 @@ struct agent_config {
 	double interval;          /* seconds between collections */
 	double cmd_timeout;       /* seconds per external command */
 	char *listen;             /* HOST:PORT; "" or "none": do not serve */
+	struct http_limits http;  /* of the server on listen (read at start) */
 	char *controller;         /* URL; NULL: do not push */
 	char *bootstrap_token_file;
 	char *state_dir;

@@ -1,6 +1,6 @@
 /*
- * The agent's HTTP server: a three-entry route table over libmicrohttpd's
- * internal polling thread.
+ * The agent's HTTP server: a three-entry route table over libmicrohttpd,
+ * polled by a thread of its own; its connections are kept by http_guard.
  */
 #include "httpd.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "http_guard.h"
 #include "log.h"
 
 #if MHD_VERSION < 0x00097002
@@ -21,11 +22,12 @@ typedef int MHD_RESULT;
 typedef enum MHD_Result MHD_RESULT;
 #endif
 
-#define HTTPD_CONN_LIMIT 64
-#define HTTPD_TIMEOUT_S 10
+/* Files kept for the rest of the agent (its commands' pipes, macmon) beside the connections. */
+#define HTTPD_FILES_RESERVE 64
 
 struct httpd {
 	struct MHD_Daemon *mhd;
+	struct http_guard *guard;
 	httpd_provider fn;
 	void *arg;
 	int port;
@@ -89,6 +91,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 	}
 	if (*upload_size != 0)
 		return respond_error(conn, 413, "this server takes no request bodies", NULL);
+	http_guard_received(conn);
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (strcmp(url, routes[i].path) != 0)
 			continue;
@@ -102,6 +105,15 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		return respond(conn, status, routes[i].content_type, body, len, NULL);
 	}
 	return respond_error(conn, 404, "no such path", NULL);
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)con_cls;
+	http_guard_completed(conn, toe);
 }
 
 /* Resolve host:port to one socket address; numeric or a name like localhost. */
@@ -146,9 +158,37 @@ format_address(const struct sockaddr_storage *ss, int port, char *buf, size_t le
 		snprintf(buf, len, "%s:%d", ip, port);
 }
 
+/* The daemon on ss for h, its guard started; 0, or -1. */
+static int
+start_daemon(struct httpd *h, const struct sockaddr_storage *ss, int port,
+    const struct http_limits *lim)
+{
+	unsigned int flags = MHD_USE_ERROR_LOG | http_guard_flags();
+	struct http_limits fit = *lim;
+	struct MHD_OptionItem guard[HTTP_GUARD_NOPTS];
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	http_limits_fit(&fit, HTTPD_FILES_RESERVE, "httpd");
+	if ((h->guard = http_guard_new(&fit, "httpd")) == NULL)
+		return -1;
+	http_guard_options(h->guard, guard);
+	h->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, h,
+	    MHD_OPTION_ARRAY, guard,
+	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+	    MHD_OPTION_END);
+	if (h->mhd == NULL || http_guard_serve(h->guard, h->mhd) == -1) {
+		http_guard_stop(h->guard, h->mhd);
+		return -1;
+	}
+	return 0;
+}
+
 struct httpd *
-httpd_start(const char *host, int port, httpd_provider fn, void *arg, char *err,
-    size_t errlen)
+httpd_start(const char *host, int port, const struct http_limits *lim, httpd_provider fn,
+    void *arg, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	struct httpd *h;
@@ -161,19 +201,7 @@ httpd_start(const char *host, int port, httpd_provider fn, void *arg, char *err,
 	}
 	h->fn = fn;
 	h->arg = arg;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-#ifdef MHD_USE_POLL
-	flags |= MHD_USE_POLL;
-#endif
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	h->mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, h,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTPD_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTPD_TIMEOUT_S,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-	    MHD_OPTION_END);
-	if (h->mhd == NULL) {
+	if (start_daemon(h, &ss, port, lim) == -1) {
 		snprintf(err, errlen, "listen: cannot serve on %s:%d (in use, or not an address "
 		    "of this host)", host, port);
 		free(h);
@@ -202,6 +230,6 @@ httpd_stop(struct httpd *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd);
+	http_guard_stop(h->guard, h->mhd);
 	free(h);
 }

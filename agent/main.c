@@ -297,7 +297,7 @@ start_httpd(const struct agent_config *c, struct snapshot *s)
 		return NULL;
 	if (conf_split_hostport(listen, host, sizeof(host), &port, err, sizeof(err)) == -1)
 		fatalx("%s", err);
-	struct httpd *h = httpd_start(host, port, provide, s, err, sizeof(err));
+	struct httpd *h = httpd_start(host, port, &c->http, provide, s, err, sizeof(err));
 	if (h == NULL)
 		fatalx("%s", err);
 	log_info("listening on %s:%d", host, httpd_port(h));

@@ -2,7 +2,10 @@
  * The API server: one libmicrohttpd daemon with one polling thread, and
  * suspend/resume, so a report's connection waits for its group commit
  * without holding the thread.  Also serves the dashboard's static files:
- * those compiled in, or those under web_root when it is set.
+ * those compiled in, or those under web_root when it is set.  The
+ * connection limits, the request deadline and the polling (epoll on Linux,
+ * on http_guard's thread) are http_guard's: the handler tells it when a
+ * request has arrived whole, the completion callback when it was answered.
  *
  * One thread: under the ingestion benchmark (tests/bench), on 2 cores,
  * one polling thread spent 42-46 us of processor time per report where two
@@ -22,12 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "api_json.h"
 #include "ctrl.h"
+#include "http_guard.h"
 #include "ingest.h"
 #include "log.h"
 #include "registry.h"
@@ -38,8 +43,8 @@ typedef int MHD_RESULT;
 typedef enum MHD_Result MHD_RESULT;
 #endif
 
-#define API_CONN_LIMIT 1024
-#define API_TIMEOUT_S 30
+/* Files kept for the rest of the controller (SQLite, SSH, pipes) beside the connections. */
+#define API_FILES_RESERVE 256
 /*
  * Each connection's memory for a request's headers, its read buffer and
  * the answer's headers.  libmicrohttpd zeroes all of it at every request:
@@ -112,6 +117,7 @@ static const struct route {
 
 struct api_server {
 	struct MHD_Daemon *mhd;
+	struct http_guard *guard;
 	struct ctrl *c;
 	int port;
 	char *web_root;
@@ -138,6 +144,7 @@ struct request {
 	struct ingest_item *item;  /* a report waiting for its commit */
 	int item_done;
 	struct MHD_Connection *conn;
+	struct http_guard *guard;  /* the server's, which resumes conn */
 	pthread_mutex_t mu;
 };
 
@@ -321,7 +328,7 @@ item_done(struct ingest_item *it, void *arg)
 
 	pthread_mutex_lock(&r->mu);
 	r->item_done = 1;
-	MHD_resume_connection(r->conn);
+	http_guard_resume(r->guard, r->conn);
 	pthread_mutex_unlock(&r->mu);
 	(void)it;
 }
@@ -356,7 +363,7 @@ dispatch(struct api_server *s, struct request *r, const struct route *rt, struct
 		pthread_mutex_lock(&r->mu);
 		MHD_suspend_connection(r->conn);
 		if (ingest_submit(s->c->ingest, r->item) == -1) {
-			MHD_resume_connection(r->conn);
+			http_guard_resume(s->guard, r->conn);
 			pthread_mutex_unlock(&r->mu);
 			ingest_item_free(s->c->ingest, r->item);
 			r->item = NULL;
@@ -378,6 +385,71 @@ int api_static(struct MHD_Connection *conn, const char *root, const char *url, i
  * on reading the body, or the answer already queued (413, 405, 404, 401,
  * 403) without reading it.
  */
+struct length_seen {
+	const char *first;        /* the first Content-Length's value */
+	int conflict;             /* another one said something else */
+};
+
+static MHD_RESULT
+length_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct length_seen *ls = cls;
+	(void)kind;
+
+	if (key == NULL || strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (ls->first == NULL)
+		ls->first = value != NULL ? value : "";
+	else if (value == NULL || strcmp(ls->first, value) != 0)
+		ls->conflict = 1;
+	return MHD_YES;
+}
+
+/* "application/json", in any case, with parameters or not ("; charset=utf-8"). */
+static int
+json_type(const char *ct)
+{
+	static const char want[] = "application/json";
+
+	if (ct == NULL)
+		return 0;
+	ct += strspn(ct, " \t");
+	if (strncasecmp(ct, want, sizeof(want) - 1) != 0)
+		return 0;
+	ct += sizeof(want) - 1;
+	ct += strspn(ct, " \t");
+	return *ct == '\0' || *ct == ';';
+}
+
+/*
+ * The headers that say what the body is, before any of it is read: two
+ * Content-Length headers that disagree are 400 (libmicrohttpd reads by the
+ * first; a proxy in front may have read by the other, and a request can
+ * hide in the difference), a body that is not JSON is 415.  0 or the status
+ * with *msg.
+ */
+static int
+body_headers(struct MHD_Connection *conn, const char **msg)
+{
+	struct length_seen ls = { NULL, 0 };
+	const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_TRANSFER_ENCODING);
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, length_header, &ls);
+	if (ls.conflict) {
+		*msg = "two Content-Length headers that differ";
+		return 400;
+	}
+	if ((ls.first == NULL || strtoull(ls.first, NULL, 10) == 0) && te == NULL)
+		return 0;       /* no body */
+	if (!json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_TYPE))) {
+		*msg = "the body must be JSON, sent with Content-Type: application/json";
+		return 415;
+	}
+	return 0;
+}
+
 static MHD_RESULT
 admit(struct api_server *s, struct request *r, const char *url, const char *method)
 {
@@ -400,6 +472,10 @@ admit(struct api_server *s, struct request *r, const char *url, const char *meth
 		atomic_fetch_add(&s->c->ctr.requests, 1);
 		if (r->rt->access == AGENT_NODE || r->rt->access == AGENT_BOOTSTRAP)
 			atomic_fetch_add(&s->c->ctr.reports_rejected, 1);
+		return send_error(r->conn, st, msg, NULL);
+	}
+	if ((st = body_headers(r->conn, &msg)) != 0) {
+		atomic_fetch_add(&s->c->ctr.requests, 1);
 		return send_error(r->conn, st, msg, NULL);
 	}
 	return MHD_YES;
@@ -478,6 +554,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 	if (r == NULL) {
 		if ((r = request_new(conn)) == NULL)
 			return MHD_NO;
+		r->guard = s->guard;
 		*con_cls = r;
 		return admit(s, r, url, method);
 	}
@@ -493,6 +570,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	http_guard_received(conn);
 	return complete(s, r, url, method);
 }
 
@@ -502,9 +580,8 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct api_server *s = cls;
 	struct request *r = *con_cls;
-	(void)conn;
-	(void)toe;
 
+	http_guard_completed(conn, toe);
 	if (r == NULL)
 		return;
 	ingest_item_free(s->c->ingest, r->item);
@@ -590,10 +667,9 @@ stored_response(void)
 static int
 start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-	    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_POLL;
+	unsigned int flags = MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | http_guard_flags();
 	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem opt[3];
+	struct MHD_OptionItem opt[3], guard[HTTP_GUARD_NOPTS];
 	size_t n = 0;
 
 	if (ss->ss_family == AF_INET6)
@@ -604,17 +680,17 @@ start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
 		opt[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
 	}
 	opt[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	http_guard_options(s->guard, guard);
 	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+	    MHD_OPTION_ARRAY, guard,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)API_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)API_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_CONN_MEMORY,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, s,
 	    MHD_OPTION_ARRAY, opt,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL ||
 	    (info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT)) == NULL ||
-	    info->port == 0)
+	    info->port == 0 || http_guard_serve(s->guard, s->mhd) == -1)
 		return -1;
 	s->port = info->port;
 	return 0;
@@ -622,14 +698,20 @@ start_daemon(struct api_server *s, const struct sockaddr_storage *ss)
 
 struct api_server *
 api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
-    const char *web_root, char *err, size_t errlen)
+    const char *web_root, const struct http_limits *lim, char *err, size_t errlen)
 {
 	struct api_server *s = calloc(1, sizeof(*s));
+	struct http_limits fit = *lim;
 	struct sockaddr_storage ss;
 
 	if (s == NULL || resolve(host, port, &ss, err, errlen) == -1 ||
 	    load_tls(s, tls, err, errlen) == -1)
 		goto fail;
+	http_limits_fit(&fit, API_FILES_RESERVE, "api");
+	if ((s->guard = http_guard_new(&fit, "api")) == NULL) {
+		snprintf(err, errlen, "cannot start the API server: out of memory or threads");
+		goto fail;
+	}
 	s->c = c;
 	s->web_root = web_root ? strdup(web_root) : NULL;
 	s->stored = stored_response();
@@ -641,8 +723,7 @@ api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
 	return s;
 fail:
 	if (s) {
-		if (s->mhd != NULL)
-			MHD_stop_daemon(s->mhd);
+		http_guard_stop(s->guard, s->mhd);
 		if (s->stored)
 			MHD_destroy_response(s->stored);
 		free(s->tls_cert);
@@ -674,8 +755,7 @@ api_stop(struct api_server *s)
 {
 	if (s == NULL)
 		return;
-	if (s->mhd != NULL)
-		MHD_stop_daemon(s->mhd);
+	http_guard_stop(s->guard, s->mhd);
 	if (s->stored)
 		MHD_destroy_response(s->stored);
 	free(s->tls_cert);

@@ -12,6 +12,17 @@
 #include <stddef.h>
 
 #include "api.h"
+#include "http_limits.h"
+
+/*
+ * The connection limits' defaults (what they do: proto/http_guard.h): room
+ * for a fleet of agents each holding its connection, and a client
+ * address's share small enough that one address cannot take the rest.
+ */
+#define API_DEFAULT_MAX_CONNECTIONS 16384
+#define API_DEFAULT_MAX_PER_CLIENT 64
+#define API_DEFAULT_REQUEST_DEADLINE 15.0
+#define API_DEFAULT_IDLE_TIMEOUT 30
 
 struct ctrl;
 struct ingest_item;
@@ -59,10 +70,15 @@ struct api_tls {
 	const char *key_file;
 };
 
-/* Serve on host:port (port 0: any), with TLS when tls->cert_file is set;
- * the dashboard from web_root, or the one compiled in when it is NULL. */
+/*
+ * Serve on host:port (port 0: any), with TLS when tls->cert_file is set;
+ * the dashboard from web_root, or the one compiled in when it is NULL;
+ * connections within lim (lowered, with a warning, when the open-files
+ * limit cannot hold them).
+ */
 struct api_server *api_start(struct ctrl *c, const char *host, int port,
-    const struct api_tls *tls, const char *web_root, char *err, size_t errlen);
+    const struct api_tls *tls, const char *web_root, const struct http_limits *lim,
+    char *err, size_t errlen);
 int api_port(const struct api_server *s);
 /* Stop accepting connections; those already open are still served. */
 void api_quiesce(struct api_server *s);

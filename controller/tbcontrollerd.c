@@ -42,6 +42,7 @@ struct config {
 	double provision_report_wait;
 	double unreachable_after, retention, headroom_gib;
 	double ssh_timeout, ssh_command_timeout, install_timeout, boot_timeout;
+	struct http_limits http;
 	int log_level, use_syslog, check_only;
 };
 
@@ -61,6 +62,17 @@ static const char usage[] =
 "                            (default: the dashboard compiled in)\n"
 "  --tls-cert FILE --tls-key FILE\n"
 "                            serve HTTPS with this certificate and key (PEM)\n"
+"  --max-connections N       API connections at once (default 16384; lowered\n"
+"                            to what the open-files limit holds)\n"
+"  --max-connections-per-client N\n"
+"                            API connections at once from one address; more\n"
+"                            are closed at once (default 64; 0: no limit)\n"
+"  --request-deadline SECONDS\n"
+"                            a request's line, headers and body must arrive\n"
+"                            within this, from its first byte or from the\n"
+"                            connection's start; else it is closed (default 15)\n"
+"  --idle-timeout SECONDS    a connection silent this long is closed\n"
+"                            (default 30)\n"
 "  --unreachable-after SECONDS\n"
 "                            a ready node with no report for this long becomes\n"
 "                            unreachable (default 30)\n"
@@ -157,6 +169,9 @@ set_key(void *ctx, const char *key, const char *v, char *err, size_t errlen)
 		return conf_seconds(key, v, 1, 86400, &c->boot_timeout, err, errlen);
 	if (strcmp(key, "provision-report-wait") == 0)
 		return conf_seconds(key, v, 1, 86400, &c->provision_report_wait, err, errlen);
+	int rc = http_limits_set(&c->http, key, v, err, errlen);
+	if (rc <= 0)
+		return rc;
 	if (strcmp(key, "log-level") == 0) {
 		for (int i = 0; i < 4; i++)
 			if (strcmp(v, levels[i]) == 0)
@@ -191,6 +206,10 @@ static const struct option longopts[] = {
 	{ "log-level", required_argument, NULL, 1 },
 	{ "catalog", required_argument, NULL, 1 },
 	{ "headroom", required_argument, NULL, 1 },
+	{ "max-connections", required_argument, NULL, 1 },
+	{ "max-connections-per-client", required_argument, NULL, 1 },
+	{ "request-deadline", required_argument, NULL, 1 },
+	{ "idle-timeout", required_argument, NULL, 1 },
 	{ "syslog", no_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -211,6 +230,8 @@ load_config(struct config *c, int argc, char **argv, char *err, size_t errlen)
 	c->install_timeout = 7200;
 	c->boot_timeout = 1800;
 	c->provision_report_wait = 120;
+	c->http = (struct http_limits){ API_DEFAULT_MAX_CONNECTIONS, API_DEFAULT_MAX_PER_CLIENT,
+		API_DEFAULT_REQUEST_DEADLINE, API_DEFAULT_IDLE_TIMEOUT };
 	c->log_level = LOG_LVL_INFO;
 	opterr = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -614,7 +635,8 @@ serve(struct config *cfg, int argc, char **argv)
 		fatalx("cannot start the wiring thread");
 	struct ckpt *ckpt = ckpt_start(&c, cfg->db);
 	conf_split_hostport(cfg->listen, host, sizeof(host), &port, err, sizeof(err));
-	struct api_server *api = api_start(&c, host, port, &tls, cfg->web_root, err, sizeof(err));
+	struct api_server *api = api_start(&c, host, port, &tls, cfg->web_root, &cfg->http, err,
+	    sizeof(err));
 	if (api == NULL)
 		fatalx("%s", err);
 	log_info("listening on %s:%d (%s)", host, api_port(api), cfg->tls_cert ? "https" : "http");

@@ -1,10 +1,11 @@
 /*
- * bare204: the floor under the controller's ingestion benchmark.  A
+ * bare204: the floor under the controller's ingestion benchmarks.  A
  * libmicrohttpd server set up as tbcontrollerd's API is (one daemon, one
- * thread polling with poll(), the same connection limit, timeout and
- * memory per connection) that
- * reads each request's body and answers 204, doing nothing else: tokens and
- * bodies are ignored.
+ * polling thread, epoll where libmicrohttpd has it, else poll(), the same
+ * connection limit, idle timeout and memory per connection, the open-files
+ * limit raised to hold them) that reads each request's body and answers
+ * 204, doing nothing else: tokens and bodies are ignored, and there is no
+ * per-client limit nor request deadline to keep.
  *   bare204 [--listen HOST:PORT]
  * Port 0 picks a free port; "listening on HOST:PORT" goes to stderr.
  * SIGTERM or SIGINT stop it.
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #if MHD_VERSION < 0x00097002
@@ -25,9 +27,10 @@ typedef int MHD_RESULT;
 typedef enum MHD_Result MHD_RESULT;
 #endif
 
-#define BARE_CONN_LIMIT 1024
+#define BARE_CONN_LIMIT 16384
 #define BARE_TIMEOUT_S 30
 #define BARE_CONN_MEMORY (16 * 1024)
+#define BARE_FILES (BARE_CONN_LIMIT + 64)
 
 static struct MHD_Response *empty;
 
@@ -53,11 +56,28 @@ answer(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 	return MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, empty);
 }
 
+/* Open files for every connection, as far as the hard limit lets. */
+static void
+raise_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= BARE_FILES)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > BARE_FILES ? BARE_FILES :
+	    rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		perror("bare204: setrlimit");
+}
+
 /* The daemon, listening on ss (port 0: any), *port set; NULL when it cannot. */
 static struct MHD_Daemon *
 start_daemon(const struct sockaddr_storage *ss, int *port)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_POLL;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	    (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL :
+	    MHD_USE_POLL);
 	const union MHD_DaemonInfo *info;
 	struct MHD_Daemon *d;
 
@@ -120,6 +140,7 @@ main(int argc, char **argv)
 	}
 	if (parse_listen(listen, &ss, &port) == -1)
 		return 2;
+	raise_files();
 	/* Blocked here, so the server's threads never take them: sigwait does. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);

@@ -4,7 +4,9 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define LG_GIB (INT64_C(1) << 30)
 
@@ -131,4 +133,57 @@ lg_build_report(const char *prefix, int idx, int n_total, const char *name, cons
 	fill_rdma(&r->thunderbolt, &r->rdma);
 	fill_memory_power(idx, r);
 	r->n_errors = 0;
+}
+
+static int64_t
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+lg_body_stamp(struct lg_body *b)
+{
+	char buf[32];
+	int64_t ms = wall_ms();
+
+	if (ms <= b->last_ms)
+		ms = b->last_ms + 1;
+	int n = snprintf(buf, sizeof(buf), "%*" PRId64 ".%03d", LG_SLOT_W - 4, ms / 1000,
+	    (int)(ms % 1000));
+	if (n != LG_SLOT_W)
+		return;   /* after the year 2286 */
+	b->last_ms = ms;
+	memcpy(b->text + b->slot, buf, LG_SLOT_W);
+}
+
+int
+lg_body_encode(struct lg_body *b, const struct report *r, const char *name)
+{
+	static const char key[] = "\"collected_at\":";
+	char *json = report_encode(r, 0), *at;
+
+	if (json == NULL || (at = strstr(json, key)) == NULL) {
+		fprintf(stderr, "%s: cannot encode the report\n", name);
+		free(json);
+		return -1;
+	}
+	size_t head = (size_t)(at - json) + sizeof(key) - 1;
+	size_t num = strspn(json + head, " 0123456789.eE+-");
+	size_t tail = strlen(json + head + num);
+	if ((b->text = malloc(head + LG_SLOT_W + tail + 1)) == NULL) {
+		free(json);
+		return -1;
+	}
+	memcpy(b->text, json, head);
+	memset(b->text + head, ' ', LG_SLOT_W);
+	memcpy(b->text + head + LG_SLOT_W, json + head + num, tail + 1);
+	b->slot = head;
+	b->len = head + LG_SLOT_W + tail;
+	free(json);
+	lg_body_stamp(b);
+	return 0;
 }

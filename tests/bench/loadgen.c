@@ -56,7 +56,6 @@
 
 #include "lg_report.h"
 
-#define LG_SLOT_W 14                /* "1763782801.250" */
 #define LG_RESP_MAX 65536           /* kept of a response body */
 #define LG_TRIES 5                  /* per setup request, on 503 or network error */
 #define LG_SETUP_TIMEOUT_S 30L
@@ -67,9 +66,7 @@ struct sim {
 	char name[API_NAME_MAX + 1];
 	char uuid[REPORT_STR_MAX + 1];
 	char token[API_TOKEN_MAX + 1];  /* setup: the bootstrap token, then the node's */
-	char *body;                     /* the encoded report */
-	size_t len, slot;               /* slot: offset of collected_at's LG_SLOT_W bytes */
-	int64_t last_ms;                /* the collected_at of the last send */
+	struct lg_body b;               /* the encoded report */
 	struct curl_slist *hdrs;
 	int busy, step, tries;          /* step (setup): 0 token, 1 enrol, 2 done */
 };
@@ -133,66 +130,11 @@ mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int64_t
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
-}
-
-/* Write the next collected_at of s into its slot: unix ms, increasing per node. */
-static void
-stamp(struct sim *s)
-{
-	char buf[32];
-	int64_t ms = wall_ms();
-
-	if (ms <= s->last_ms)
-		ms = s->last_ms + 1;
-	int n = snprintf(buf, sizeof(buf), "%*" PRId64 ".%03d", LG_SLOT_W - 4, ms / 1000,
-	    (int)(ms % 1000));
-	if (n != LG_SLOT_W)
-		return;   /* after the year 2286 */
-	s->last_ms = ms;
-	memcpy(s->body + s->slot, buf, LG_SLOT_W);
-}
-
-/* Encode r into s->body with a LG_SLOT_W-wide collected_at, then stamp it. */
-static int
-sim_encode(struct sim *s, const struct report *r)
-{
-	static const char key[] = "\"collected_at\":";
-	char *json = report_encode(r, 0), *at;
-
-	if (json == NULL || (at = strstr(json, key)) == NULL) {
-		fprintf(stderr, "loadgen: %s: cannot encode the report\n", s->name);
-		free(json);
-		return -1;
-	}
-	size_t head = (size_t)(at - json) + sizeof(key) - 1;
-	size_t num = strspn(json + head, " 0123456789.eE+-");
-	size_t tail = strlen(json + head + num);
-	if ((s->body = malloc(head + LG_SLOT_W + tail + 1)) == NULL) {
-		free(json);
-		return -1;
-	}
-	memcpy(s->body, json, head);
-	memset(s->body + head, ' ', LG_SLOT_W);
-	memcpy(s->body + head + LG_SLOT_W, json + head + num, tail + 1);
-	s->slot = head;
-	s->len = head + LG_SLOT_W + tail;
-	free(json);
-	stamp(s);
-	return 0;
 }
 
 /* "prefix-00042" -> prefix and 42; -1 when the name has no such form. */
@@ -306,7 +248,7 @@ lg_free(struct lg *g)
 	if (g->multi != NULL)
 		curl_multi_cleanup(g->multi);
 	for (int i = 0; g->sims != NULL && i < g->n; i++) {
-		free(g->sims[i].body);
+		free(g->sims[i].b.text);
 		curl_slist_free_all(g->sims[i].hdrs);
 	}
 	free(g->sims);
@@ -390,9 +332,9 @@ run_start(struct lg *g, struct conn *c)
 	}
 	if (s == NULL)
 		return 1;
-	stamp(s);
+	lg_body_stamp(&s->b);
 	c->sim = s;
-	if (post(g, c, "/v1/report", s->hdrs, s->body, s->len) == -1)
+	if (post(g, c, "/v1/report", s->hdrs, s->b.text, s->b.len) == -1)
 		return 1;
 	s->busy = 1;
 	g->sent++;
@@ -403,7 +345,7 @@ static void
 ack(struct lg *g, const struct sim *s)
 {
 	char line[API_NAME_MAX + LG_SLOT_W + 8];
-	const char *at = s->body + s->slot;
+	const char *at = s->b.text + s->b.slot;
 	int w = LG_SLOT_W;
 
 	while (w > 0 && *at == ' ')
@@ -489,7 +431,7 @@ load_tokens(struct lg *g, const char *path)
 		struct sim *s = &g->sims[i];
 		split_name(s->name, prefix, sizeof(prefix), &idx);
 		lg_build_report(prefix, idx, max_idx, s->name, s->uuid, r);
-		if (sim_encode(s, r) == -1 || (s->hdrs = auth_headers(s->token)) == NULL)
+		if (lg_body_encode(&s->b, r, s->name) == -1 || (s->hdrs = auth_headers(s->token)) == NULL)
 			goto out;
 	}
 	rc = g->n > 0 ? 0 : -1;
@@ -566,10 +508,10 @@ setup_start(struct lg *g, struct conn *c)
 			return 1;
 		return post(g, c, "/v1/tokens", g->admin_hdrs, c->req, strlen(c->req)) == -1;
 	}
-	stamp(s);
+	lg_body_stamp(&s->b);
 	if ((s->hdrs = auth_headers(s->token)) == NULL)
 		return 1;
-	return post(g, c, "/v1/enroll", s->hdrs, s->body, s->len) == -1;
+	return post(g, c, "/v1/enroll", s->hdrs, s->b.text, s->b.len) == -1;
 }
 
 /* Keep what a 201 of the current step says; -1 with err set when it does not. */
@@ -675,7 +617,7 @@ make_sims(struct lg *g, const char *prefix, int n)
 		snprintf(s->name, sizeof(s->name), "%s-%05d", prefix, i + 1);
 		lg_sim_uuid(prefix, i + 1, 0, s->uuid, sizeof(s->uuid));
 		lg_build_report(prefix, i + 1, n, s->name, s->uuid, r);
-		rc = sim_encode(s, r);
+		rc = lg_body_encode(&s->b, r, s->name);
 	}
 	free(r);
 	return rc;

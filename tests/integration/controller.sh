@@ -35,13 +35,13 @@ boot=$(cat "$TMP/boot-mac1")
 "$CTL" events --node mac1 --json >"$TMP/ev1.json"
 check_jq "the enrolment is an event by bootstrap:ID of the token used" "$TMP/ev1.json" \
 	"[.events[] | select(.what == \"enrolled\" and .actor == \"bootstrap:$(echo "$boot" | cut -d_ -f2)\")] | length == 1"
-code=$(curl -s -o "$TMP/re.json" -w '%{http_code}' -H "Authorization: Bearer $boot" \
+code=$(curl -H 'Content-Type: application/json' -s -o "$TMP/re.json" -w '%{http_code}' -H "Authorization: Bearer $boot" \
 	--data-binary @"$TMP/mac1.json" "$CTRL_URL/v1/enroll")
 check_eq "a used bootstrap token is refused" 401 "$code"
 "$CTL" token create --ttl 1s >"$TMP/short"
 sleep 1.5
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/r1.json"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/short")" \
+code=$(curl -H 'Content-Type: application/json' -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/short")" \
 	--data-binary @"$TMP/r1.json" "$CTRL_URL/v1/enroll")
 check_eq "an expired bootstrap token is refused" 401 "$code"
 
@@ -68,7 +68,7 @@ check_eq "a node token cannot list nodes" 403 "$code"
 "$CTL" token create --role viewer --ttl 1h >"$TMP/viewer"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/viewer")" "$CTRL_URL/v1/nodes")
 check_eq "a viewer token can list nodes" 200 "$code"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$TMP/viewer")" \
+code=$(curl -H 'Content-Type: application/json' -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$TMP/viewer")" \
 	--data-binary '{"reason":"x"}' "$CTRL_URL/v1/nodes/mac1/cordon")
 check_eq "a viewer token cannot cordon" 403 "$code"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$CTRL_URL/v1/nodes")

@@ -27,7 +27,7 @@ check "the inventory is settled before the requests" settled
 expect() {
 	local want=$1 words=$2 what=$3; shift 3
 	local code
-	code=$(curl -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 "$@")
+	code=$(curl -H 'Content-Type: application/json' -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 "$@")
 	check_eq "$what: status" "$want" "$code"
 	if jq_true "$TMP/resp.json" ".error | ascii_downcase | contains(\"$words\")"; then
 		ok "$what: the error says \"$words\""

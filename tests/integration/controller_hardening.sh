@@ -58,7 +58,7 @@ check_eq "a token of the wrong role: 403 without waiting for the body" "HTTP/1.1
 
 # ---- a restart knows whether the latest report was healthy
 post() {
-	curl -s -o "$TMP/post.out" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $1" \
+	curl -H 'Content-Type: application/json' -s -o "$TMP/post.out" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $1" \
 		--data-binary @"$3" "$CTRL_URL$2"
 }
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/r1.json"

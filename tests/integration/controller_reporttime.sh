@@ -22,7 +22,7 @@ last=$("$CTL" node show mac1 --json | jq '.report.collected_at')
 # report AT: the report with collected_at AT (unix seconds)
 report() { jq -c --argjson t "$1" '.collected_at = $t' "$TMP/r.json"; }
 post() {   # post BODY: the status; the answer in $TMP/resp.json
-	curl -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 \
+	curl -H 'Content-Type: application/json' -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 \
 		-H "Authorization: Bearer $TOK" --data-binary "$1" "$CTRL_URL/v1/report"
 }
 now() { date +%s.%N; }
@@ -57,7 +57,7 @@ check_eq "with its event" 1 \
 # re-enrolment of an unreachable Mac with a pre-approved token and a current report
 wait_for "mac1 unreachable again" 15 sh -c "[ \"\$($CTL nodes --json | jq -r '.nodes[] | select(.name == \"mac1\") | .state')\" = unreachable ]"
 "$CTL" token create --ttl 10m --accept >"$TMP/boot2"
-code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
+code=$(curl -H 'Content-Type: application/json' -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
 	-H "Authorization: Bearer $(cat "$TMP/boot2")" --data-binary "$(report "$(now)")" "$CTRL_URL/v1/enroll")
 check_eq "re-enrolment with a pre-approved token: 201" 201 "$code"
 check_jq "answers ready" "$TMP/enrol.json" '.state == "ready"'
@@ -67,7 +67,7 @@ check_eq "the node is ready" ready "$(state)"
 check_jq "with an event that says why" "$TMP/ev.json" \
 	'[.events[] | select(.what == "state unreachable -> ready" and (.reason | test("re-enrolled")))] | length == 1'
 "$CTL" token create --ttl 10m --accept >"$TMP/boot3"
-code=$(curl -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
+code=$(curl -H 'Content-Type: application/json' -s -o "$TMP/enrol.json" -w '%{http_code}' --max-time 10 \
 	-H "Authorization: Bearer $(cat "$TMP/boot3")" \
 	--data-binary "$(report "$(awk -v n="$(now)" 'BEGIN {printf "%.3f", n + 3600}')")" "$CTRL_URL/v1/enroll")
 check_eq "an enrolment with a report an hour ahead: 400" 400 "$code"

@@ -14,7 +14,7 @@ start_controller enrol --unreachable-after 5
 state_of() { "$CTL" nodes --json | jq -r ".nodes[] | select(.name == \"$1\") | .state"; }
 # post TOKEN ROUTE FILE: the status of a POST of FILE with TOKEN; body in $TMP/post.out
 post() {
-	curl -s -o "$TMP/post.out" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $1" \
+	curl -H 'Content-Type: application/json' -s -o "$TMP/post.out" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $1" \
 		--data-binary @"$3" "$CTRL_URL$2"
 }
 report_of() { "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node "$1"; }

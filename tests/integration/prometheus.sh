@@ -51,7 +51,7 @@ done
 # ---- the service discovery
 sd() {  # OUTFILE curl-args...: the status
 	local out=$1; shift
-	curl -s -o "$out" -D "$out.h" -w '%{http_code}' --max-time 10 "$@" "$CTRL_URL$SDPATH"
+	curl -H 'Content-Type: application/json' -s -o "$out" -D "$out.h" -w '%{http_code}' --max-time 10 "$@" "$CTRL_URL$SDPATH"
 }
 check_eq "SD without a token: 401" 401 "$(sd "$TMP/sd.none")"
 check_eq "SD with a token that does not exist: 401" 401 \

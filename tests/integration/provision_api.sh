@@ -9,7 +9,7 @@ A=(-H "Authorization: Bearer $(cat "$ADMIN_TOKEN_FILE")")
 expect() {   # STATUS WORDS WHAT curl-args...
 	local want=$1 words=$2 what=$3; shift 3
 	local code
-	code=$(curl -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 "$@")
+	code=$(curl -H 'Content-Type: application/json' -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 "$@")
 	check_eq "$what: status" "$want" "$code"
 	if jq_true "$TMP/resp.json" ".error | contains(\"$words\")"; then
 		ok "$what: the error says \"$words\""

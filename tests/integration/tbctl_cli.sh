@@ -37,7 +37,7 @@ start_controller cli
 # a node to remove: enrolled with one report and a pre-approved token
 "$CTL" token create --ttl 10m --accept >"$TMP/boot"
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/r1.json"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/boot")" \
+code=$(curl -H 'Content-Type: application/json' -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/boot")" \
 	--data-binary @"$TMP/r1.json" "$CTRL_URL/v1/enroll")
 check_eq "mac1 enrolled" 201 "$code"
 

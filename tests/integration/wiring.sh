@@ -183,7 +183,7 @@ check_eq "a bad --topology is a usage error" 2 $rc
 "$CTL" token create --role viewer --ttl 1h >"$TMP/viewer"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/viewer")" "$CTRL_URL/v1/clusters/studio4/wiring")
 check_eq "a viewer may read the check" 200 "$code"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $(cat "$TMP/viewer")" --data-binary '{"topology":"mesh"}' "$CTRL_URL/v1/clusters/studio4/wiring/plan")
+code=$(curl -H 'Content-Type: application/json' -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $(cat "$TMP/viewer")" --data-binary '{"topology":"mesh"}' "$CTRL_URL/v1/clusters/studio4/wiring/plan")
 check_eq "a viewer may not change the plan" 403 "$code"
 # (the longest names and receptacles written as DOT and read back:
 # tests/unit/test_wiring_dot.c; a plan names only the cluster's nodes)

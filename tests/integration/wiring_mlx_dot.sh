@@ -129,7 +129,7 @@ check "nowhere ready" sh -c "! grep -q 'ready' '$TMP/table.txt'"
 "$BIN/tbagentd" --once --backend sim --scenario "$SCN/mesh7-studio.json" --node mac5 |
 	jq 'del(.thunderbolt) | .errors += [{"source": "system_profiler", "message": "SPThunderboltDataType: timed out"}]' >"$TMP/r5.json"
 "$CTL" token create --ttl 10m --accept >"$TMP/boot5"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/boot5")" \
+code=$(curl -H 'Content-Type: application/json' -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$TMP/boot5")" \
 	--data-binary @"$TMP/r5.json" "$CTRL_URL/v1/enroll")
 check_eq "mac5 enrols without its Thunderbolt ports" 201 "$code"
 "$CTL" cluster add studio4 mac5 >/dev/null
