@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "civil.h"
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define TOKEN_FILE_MAX 4096
 
@@ -463,19 +465,6 @@ read_digits(const char **p, int n, int *v)
 	return 0;
 }
 
-/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d. */
-static int64_t
-days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-	return era * 146097 + doe - 719468;
-}
-
 static int
 month_days(int y, int m)
 {
@@ -548,7 +537,7 @@ parse_date(const char *s, double *out)
 			return -1;
 	} else if (*p != '\0')
 		return -1;
-	*out = (double)days_from_civil(y, m, d) * 86400 + clock - offset;
+	*out = (double)civil_days(y, m, d) * 86400 + clock - offset;
 	return 0;
 }
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "civil.h"
+
 /* One line of s starting at *p into buf (cut to size); 0 at the end. */
 static int
 next_line(const char **p, char *buf, size_t size)
@@ -90,17 +92,6 @@ rollout_probe_ps(const char *ps, struct ro_install_seen *seen)
 	return -1;
 }
 
-static int
-days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int era = (y >= 0 ? y : y - 399) / 400;
-	int yoe = y - era * 400;
-	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 double
 rollout_probe_log_time(const char *line)
 {
@@ -125,7 +116,7 @@ rollout_probe_log_time(const char *line)
 		zm = (z[0] - '0') * 10 + (z[1] - '0'), z += 2;
 	if (*z != ' ' || zh > 14 || zm > 59)
 		return -1;
-	return (double)days_from_civil(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + s -
+	return (double)civil_days(y, mo, d) * 86400.0 + h * 3600 + mi * 60 + s -
 	    sign * (zh * 3600 + zm * 60);
 }
 

@@ -424,15 +424,7 @@ parse(const char *json, size_t len, char *err, size_t errlen)
 		fail(err, errlen, "", "larger than %zu bytes", CATALOG_FILE_MAX);
 		return NULL;
 	}
-	struct json_dec d;
-	cJSON *root;
-
-	json_dec_init(&d, err, errlen);
-	if (json_dec_parse(&d, json, len, CATALOG_FILE_MAX, 1, &root) == -1) {
-		cJSON_Delete(root);
-		return NULL;
-	}
-	return root;
+	return json_dec_object(json, len, CATALOG_FILE_MAX, err, errlen);
 }
 
 int

@@ -259,6 +259,20 @@ unique_keys(struct json_dec *d, const cJSON *v, const struct json_path *up)
 	return 0;
 }
 
+cJSON *
+json_dec_object(const char *json, size_t len, size_t max, char *err, size_t errlen)
+{
+	struct json_dec d;
+	cJSON *root;
+
+	json_dec_init(&d, err, errlen);
+	if (json_dec_parse(&d, json, len, max, 1, &root) == -1) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
 int
 json_dec_unique_keys(struct json_dec *d, const cJSON *root)
 {

@@ -51,6 +51,12 @@ const char *json_dec_num(char *buf, size_t size, double v);
  * object is set.  Returns 0, or -1 with why in d.
  */
 /*
+ * json_dec_parse of a JSON object into a tree the caller deletes, or NULL
+ * with why in err (for the decoders that keep their own error buffers).
+ */
+cJSON *json_dec_object(const char *json, size_t len, size_t max, char *err, size_t errlen);
+
+/*
  * Every key of the object o is one of keys (NULL-terminated): a misspelt
  * key ("dryrun") is refused, not ignored.  0, or -1 with "KEY: not a field
  * of WHAT (key, key, ...)" in d; p is where o sits (NULL: the top level).

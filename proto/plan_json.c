@@ -580,15 +580,7 @@ decode_plan_obj(struct dec *d, const cJSON *o, struct plan *p)
 static cJSON *
 parse(struct dec *d, const char *json, size_t len)
 {
-	struct json_dec jd;
-	cJSON *root;
-
-	json_dec_init(&jd, d->err, d->errlen);
-	if (json_dec_parse(&jd, json, len, JSON_DEC_MAX, 1, &root) == -1) {
-		cJSON_Delete(root);
-		return NULL;
-	}
-	return root;
+	return json_dec_object(json, len, JSON_DEC_MAX, d->err, d->errlen);
 }
 
 int

@@ -200,15 +200,7 @@ dec_object(const cJSON *obj, void *base, const struct pf *fields, int strict,
 static cJSON *
 parse(const char *json, size_t len, char *err, size_t errlen)
 {
-	struct json_dec d;
-	cJSON *root;
-
-	json_dec_init(&d, err, errlen);
-	if (json_dec_parse(&d, json, len, JSON_DEC_MAX, 1, &root) == -1) {
-		cJSON_Delete(root);
-		return NULL;
-	}
-	return root;
+	return json_dec_object(json, len, JSON_DEC_MAX, err, errlen);
 }
 
 int

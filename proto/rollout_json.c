@@ -302,15 +302,7 @@ ro_json_node_request(const char *node)
 static cJSON *
 parse(const char *json, size_t len, size_t max, char *err, size_t errlen)
 {
-	struct json_dec d;
-	cJSON *o;
-
-	json_dec_init(&d, err, errlen);
-	if (json_dec_parse(&d, json, len, max, 1, &o) == -1) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	return json_dec_object(json, len, max, err, errlen);
 }
 
 /* An optional string (null or absent: ""); -1 when not a string or too long. */

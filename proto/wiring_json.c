@@ -292,15 +292,7 @@ dec_result(struct dec *d, const cJSON *o, struct wiring_result *r)
 static cJSON *
 strict_parse(const char *json, size_t len, char *err, size_t errlen)
 {
-	struct json_dec jd;
-	cJSON *o;
-
-	json_dec_init(&jd, err, errlen);
-	if (json_dec_parse(&jd, json, len, JSON_DEC_MAX, 1, &o) == -1) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	return json_dec_object(json, len, JSON_DEC_MAX, err, errlen);
 }
 
 int
