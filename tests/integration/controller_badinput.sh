@@ -12,16 +12,8 @@ bg_stop "$(sim_agent_pid mac1)" "$(sim_agent_pid mac2)"
 tok1=$(cat "$TMP/state-mac1/node-token")
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac2 >"$TMP/mac2.json"
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/mac1.json"
-dump() { sqlite3 "$CTRL_DB" .dump; }
-# a report the controller took just before an agent went is stored by now:
-# two dumps 0.5 s apart agree
-settled() {
-	dump >"$TMP/before.sql"
-	sleep 0.5
-	dump | cmp -s - "$TMP/before.sql"
-}
-wait_for "the inventory to settle" 10 settled
-check "the inventory is settled before the requests" settled
+wait_for "the inventory to settle" 10 inventory_settled
+check "the inventory is settled before the requests" inventory_settled
 
 # expect STATUS WORDS DESCRIPTION curl-args...: status and a JSON error containing WORDS
 expect() {
@@ -67,7 +59,7 @@ expect 400 "since" "events with a bad since" "${A[@]}" "$CTRL_URL/v1/events?sinc
 admin_id=$(cut -d_ -f2 "$ADMIN_TOKEN_FILE")
 expect 409 "last admin token" "revoking the last admin token" "${A[@]}" -X DELETE "$CTRL_URL/v1/tokens/$admin_id"
 
-dump >"$TMP/after.sql"
+inventory_dump >"$TMP/after.sql"
 check "the inventory is unchanged by all of it" cmp -s "$TMP/before.sql" "$TMP/after.sql"
 check_eq "integrity" ok "$(sqlite3 "$CTRL_DB" 'PRAGMA integrity_check')"
 done_testing

@@ -18,13 +18,7 @@ bg_stop "$(sim_agent_pid mac1)" "$(sim_agent_pid mac2)"
 "$BIN/tbctl" token create --ttl 10m >"$TMP/boot"
 tok1=$(cat "$TMP/state-mac1/node-token")
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/mac1.json"
-dump() { sqlite3 "$CTRL_DB" .dump; }
-settled() {
-	dump >"$TMP/before.sql"
-	sleep 0.5
-	dump | cmp -s - "$TMP/before.sql"
-}
-wait_for "the inventory to settle" 10 settled
+wait_for "the inventory to settle" 10 inventory_settled
 
 ADMIN=$(cat "$ADMIN_TOKEN_FILE") NODE=$tok1 BOOT=$(cat "$TMP/boot")
 # METHOD PATH TOKEN BODY: every route that takes a body, with a valid one
@@ -176,7 +170,7 @@ send([15, 5], b'{"name":"lab4"}')
 PY
 check "two Content-Length headers that differ are 400" grep -q '^HTTP/1.1 400' "$TMP/cl.txt"
 
-dump >"$TMP/after.sql"
+inventory_dump >"$TMP/after.sql"
 check "the inventory is unchanged by all of it" cmp -s "$TMP/before.sql" "$TMP/after.sql"
 "$BIN/tbctl" nodes --json >"$TMP/nodes.json"
 check "GET /v1/nodes is valid JSON" jq -e '.nodes | length == 2' "$TMP/nodes.json"

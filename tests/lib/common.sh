@@ -260,6 +260,17 @@ listen_port_any() {
 	sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1
 }
 
+# inventory_dump: the controller's inventory ($CTRL_DB) as SQL text.
+inventory_dump() { sqlite3 "$CTRL_DB" .dump; }
+# inventory_settled: two dumps 0.5 s apart agree (a report the controller
+# took just before its agent went is stored by now); the first is left in
+# $TMP/before.sql, to compare with after the requests.
+inventory_settled() {
+	inventory_dump >"$TMP/before.sql"
+	sleep 0.5
+	inventory_dump | cmp -s - "$TMP/before.sql"
+}
+
 # api METHOD PATH [BODY]: curl with the admin token; prints the status, body in $TMP/api.out
 api() {
 	local m=$1 p=$2 body=${3:-}
