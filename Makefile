@@ -16,10 +16,17 @@
 #                        tbmesh-$(VERSION)/ (the release; packaging/homebrew/tbmesh.rb)
 #   make SANITIZE=address,undefined WERROR=1 B=build-san check
 #
-# Modules are found by wildcard: proto/*.c -> libproto.a, agent/*.c (but
-# main.c) -> libagent.a, controller/ctl_*.c -> libctl.a (tbctl's, which links
-# proto only), the other controller/*.c (but tbcontrollerd.c) ->
-# libcontroller.a; tests/unit/test_*.c -> one cmocka binary each.
+# Modules are found by wildcard: proto/*.c and proto/util/*.c -> libproto.a,
+# agent/*.c (but main.c) -> libagent.a, controller/ctl/*.c (but tbctl.c) ->
+# libctl.a (tbctl's, which links proto only), controller/{engine,store,run,
+# api}/*.c and controller/*.c (but tbcontrollerd.c) -> libcontroller.a;
+# tests/unit/test_*.c -> one cmocka binary each.
+#
+# Each folder is compiled with the include paths of the layers below it only
+# (INC_<folder>), so that an include that goes up a layer does not compile:
+#   proto/util < proto < controller/engine < store < run < api < controller/
+#   proto < agent;  proto < controller/ctl (tbctl never sees the daemon's folders)
+# tests/layout.sh checks the same order and where each library may be included.
 # The dashboard (web/) and the model catalog (data/catalog.json) are
 # compiled into tbcontrollerd: packaging/embed.sh writes them as C arrays
 # into $(B)/gen/, built into libcontroller.a.
@@ -35,7 +42,7 @@ LAUNCHDDIR ?= /Library/LaunchDaemons
 DESTDIR ?=
 B ?= build
 PKG_CONFIG ?= pkg-config
-# The release: the programs' --version (-DTBMESH_VERSION; proto/version.h's
+# The release: the programs' --version (-DTBMESH_VERSION; proto/util/version.h's
 # fallback repeats it), the make dist tarball, the Homebrew formula's url.
 VERSION := 0.1.0
 
@@ -69,8 +76,25 @@ pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
 # Each module's flags asked for alone: one that is missing (cmocka, where
 # only the programs are built) does not lose the others'.
-ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' -Iproto -Iagent -Icontroller \
+ALL_CPPFLAGS := $(OSDEFS) -DTBMESH_VERSION='"$(VERSION)"' \
 	$(sort $(foreach m,$(ALL_PKGS),$(call pkg_cflags,$(m)))) $(CPPFLAGS)
+
+# The layers' include paths (see the top of this file).
+INC_proto/util := -Iproto/util
+INC_proto := -Iproto $(INC_proto/util)
+INC_agent := $(INC_proto) -Iagent
+INC_controller/engine := $(INC_proto) -Icontroller/engine
+INC_controller/store := $(INC_controller/engine) -Icontroller/store
+INC_controller/run := $(INC_controller/store) -Icontroller/run
+INC_controller/api := $(INC_controller/run) -Icontroller/api
+INC_controller := $(INC_controller/api) -Icontroller
+INC_controller/ctl := $(INC_proto) -Icontroller/ctl
+INC_ALL := $(INC_controller) -Icontroller/ctl -Iagent
+INC_tests/unit := $(INC_ALL)
+INC_tests/bench := $(INC_ALL)
+INC_tests/fuzz := $(INC_ALL)
+# A source's include paths: its folder's.
+inc_of = $(INC_$(patsubst %/,%,$(dir $(1))))
 ALL_CFLAGS := $(WARN) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(OSLDFLAGS) $(SANFLAGS) $(LDFLAGS)
 AGENT_LIBS := $(call pkg_libs,$(AGENT_PKGS)) -lpthread -lm
@@ -78,11 +102,12 @@ CONTROLLER_LIBS := $(call pkg_libs,$(CONTROLLER_PKGS)) -lpthread -lm
 CTL_LIBS := $(call pkg_libs,$(CTL_PKGS)) -lm
 TEST_LIBS := $(call pkg_libs,$(TEST_PKGS)) $(call pkg_libs,$(ALL_PKGS)) -lpthread -lm
 
-PROTO_SRC := $(sort $(wildcard proto/*.c))
+CONTROLLER_DIRS := controller/engine controller/store controller/run controller/api controller
+PROTO_SRC := $(sort $(wildcard proto/*.c proto/util/*.c))
 AGENT_SRC := $(sort $(filter-out agent/main.c,$(wildcard agent/*.c)))
-CTL_SRC := $(sort $(wildcard controller/ctl_*.c))
-CONTROLLER_SRC := $(sort $(filter-out controller/tbcontrollerd.c controller/tbctl.c \
-	$(CTL_SRC),$(wildcard controller/*.c)))
+CTL_SRC := $(sort $(filter-out controller/ctl/tbctl.c,$(wildcard controller/ctl/*.c)))
+CONTROLLER_SRC := $(sort $(filter-out controller/tbcontrollerd.c, \
+	$(foreach d,$(CONTROLLER_DIRS),$(wildcard $(d)/*.c))))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 PROTO_OBJ := $(PROTO_SRC:%.c=$(B)/%.o)
@@ -98,7 +123,7 @@ PROGRAMS := $(B)/tbagentd
 ifneq ($(wildcard controller/tbcontrollerd.c),)
 PROGRAMS += $(B)/tbcontrollerd
 endif
-ifneq ($(wildcard controller/tbctl.c),)
+ifneq ($(wildcard controller/ctl/tbctl.c),)
 PROGRAMS += $(B)/tbctl
 endif
 LIBS_ALL := $(B)/libcontroller.a $(B)/libctl.a $(B)/libagent.a $(B)/libproto.a
@@ -116,7 +141,7 @@ all: $(PROGRAMS) $(UNIT_BIN) $(B)/tests/bench/httpget $(B)/tests/bench/loadgen \
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(call inc_of,$<) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # The embedded dashboard and catalog: generated sources, compiled as C99
 # data (their paths are the URL paths, "/index.html", "/js/app.js").
@@ -128,8 +153,8 @@ $(B)/gen/embedded_catalog.c: packaging/embed.sh data/catalog.json
 	@mkdir -p $(@D)
 	packaging/embed.sh catalog data data/catalog.json >$@.tmp && mv $@.tmp $@
 
-$(B)/gen/%.o: $(B)/gen/%.c controller/embedded.h
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+$(B)/gen/%.o: $(B)/gen/%.c controller/store/embedded.h
+	$(CC) $(ALL_CPPFLAGS) $(INC_controller/store) $(ALL_CFLAGS) -c $< -o $@
 
 
 # The installed launchd plist, systemd unit and man pages name the installed
@@ -156,7 +181,7 @@ $(B)/tbagentd: $(B)/agent/main.o $(B)/libagent.a $(B)/libproto.a
 $(B)/tbcontrollerd: $(B)/controller/tbcontrollerd.o $(B)/libcontroller.a $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CONTROLLER_LIBS)
 
-$(B)/tbctl: $(B)/controller/tbctl.o $(B)/libctl.a $(B)/libproto.a
+$(B)/tbctl: $(B)/controller/ctl/tbctl.o $(B)/libctl.a $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CTL_LIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(LIBS_ALL)
@@ -308,8 +333,8 @@ dist:
 VERSION_STAMP := $(B)/version.stamp
 $(shell mkdir -p '$(B)' && { [ "$$(cat '$(VERSION_STAMP)' 2>/dev/null)" = '$(VERSION)' ] || \
 	printf '%s\n' '$(VERSION)' >'$(VERSION_STAMP)'; })
-$(patsubst %.c,$(B)/%.o,$(wildcard proto/*.c agent/*.c controller/*.c tests/unit/*.c \
-	tests/bench/*.c)): $(VERSION_STAMP)
+$(patsubst %.c,$(B)/%.o,$(PROTO_SRC) $(wildcard agent/*.c controller/*.c controller/*/*.c \
+	tests/unit/*.c tests/bench/*.c)): $(VERSION_STAMP)
 
 clean:
 	rm -rf $(B)
@@ -321,7 +346,7 @@ distclean:
 #   make fuzz-build      the libFuzzer targets into $(B)/fuzz/ (clang, ASan+UBSan)
 #   make fuzz            builds them and runs each for FUZZ_SECONDS (default 60)
 # Each tests/fuzz/fuzz_*.c is one target, linked with the parsers it calls:
-# proto/*.c, agent/darwin_*.c and controller/wiring*.c compiled again with
+# proto/*.c, agent/darwin_*.c and controller/engine/wiring*.c compiled again with
 # FUZZ_CC and the sanitizers into $(B)/fuzz/obj/ (libfuzzparse.a).  Seeds:
 # tests/fuzz/corpus/<target>/ and the fixtures fuzz.sh names; what a run
 # finds goes to $(B)/fuzz/corpus/<target>/, crashes to $(B)/fuzz/crash-*.
@@ -331,7 +356,7 @@ FUZZ_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 FUZZ_CFLAGS := $(WARN) -g -O1 $(FUZZ_SANFLAGS)
 FUZZ_DIR := $(B)/fuzz
 FUZZ_LIB_SRC := $(PROTO_SRC) $(sort $(wildcard agent/darwin_*.c)) \
-	$(sort $(wildcard controller/wiring*.c))
+	$(sort $(wildcard controller/engine/wiring*.c))
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
@@ -342,13 +367,13 @@ fuzz-build: $(FUZZ_BIN)
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(call inc_of,$<) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/libfuzzparse.a: $(FUZZ_LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_DIR)/libfuzzparse.a
-	$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(FUZZ_CC) $(ALL_CPPFLAGS) $(INC_tests/fuzz) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_DIR)/libfuzzparse.a $(FUZZ_LIBS)
 
 fuzz: fuzz-build

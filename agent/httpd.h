@@ -3,7 +3,7 @@
  * /metrics, /v1/report and /healthz; 405 with Allow for other methods on
  * those paths; 404 elsewhere; errors as JSON.  Request bodies are refused.
  * Connections are limited, in all and per client address, and a request
- * must arrive within a deadline, as on the controller (proto/http_guard.h).
+ * must arrive within a deadline, as on the controller (proto/util/http_guard.h).
  *
  * Documents come from a provider callback, called on the server's thread:
  * it must be thread-safe and fast (the agent hands out a copy of what the
@@ -17,7 +17,7 @@
 #include "http_limits.h"
 
 /*
- * The connection limits' defaults (what they do: proto/http_guard.h): a
+ * The connection limits' defaults (what they do: proto/util/http_guard.h): a
  * handful of scrapers, none of which may take the others' room.
  */
 #define HTTPD_DEFAULT_MAX_CONNECTIONS 64

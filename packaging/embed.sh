@@ -2,7 +2,7 @@
 # Writes files as C arrays, for a program that must carry them (the
 # dashboard and the model catalog are compiled into tbcontrollerd).
 #   packaging/embed.sh NAME DIR FILE...  >OUT.c
-# OUT.c defines `embedded_NAME[]` and `embedded_NAME_n` (controller/embedded.h):
+# OUT.c defines `embedded_NAME[]` and `embedded_NAME_n` (controller/store/embedded.h):
 # one entry a FILE, its path being FILE less DIR ("web/js/app.js" with DIR
 # "web" is "/js/app.js"), its bytes followed by a NUL that its length does
 # not count (so a text can be read as a string), and an ETag made of its

@@ -274,6 +274,25 @@ json_dec_object(const char *json, size_t len, size_t max, char *err, size_t errl
 }
 
 int
+json_dec_no_fields(const char *json, size_t len, size_t max, char *err, size_t errlen)
+{
+	cJSON *root;
+	int rc = 0;
+
+	if (len == 0)
+		return 0;
+	if ((root = json_dec_object(json, len, max, err, errlen)) == NULL)
+		return -1;
+	if (root->child != NULL) {
+		snprintf(err, errlen, "%.64s: this request takes no fields (send no body, or {})",
+		    root->child->string);
+		rc = -1;
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+int
 json_dec_unique_keys(struct json_dec *d, const cJSON *root)
 {
 	return unique_keys(d, root, NULL);

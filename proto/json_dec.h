@@ -57,6 +57,13 @@ const char *json_dec_num(char *buf, size_t size, double v);
 cJSON *json_dec_object(const char *json, size_t len, size_t max, char *err, size_t errlen);
 
 /*
+ * A body for a request that takes no fields: nothing, or the empty object.
+ * 0, or -1 with why in err (a parse error, or "KEY: this request takes no
+ * fields ...").
+ */
+int json_dec_no_fields(const char *json, size_t len, size_t max, char *err, size_t errlen);
+
+/*
  * Every key of the object o is one of keys (NULL-terminated): a misspelt
  * key ("dryrun") is refused, not ignored.  0, or -1 with "KEY: not a field
  * of WHAT (key, key, ...)" in d; p is where o sits (NULL: the top level).

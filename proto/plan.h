@@ -23,7 +23,7 @@
  *    "copy": "for h in mac2 mac3; do rsync ...; done",
  *    "candidates": [{"strategy", "fits", "estimate_tokens_per_second",
  *                    "nodes", "reason"}]}
- * hostfile is MLX's mlx.launch hostfile (controller/placement_hostfile.c
+ * hostfile is MLX's mlx.launch hostfile (controller/engine/placement_hostfile.c
  * says which of MLX's rules each field follows): rdma[i][j] names the RDMA
  * device on host i whose cable goes to host j, a list of them when several
  * cables join the two, null on the diagonal and where no RDMA link is

@@ -3,8 +3,8 @@
  * through `sudo -n` and without a password, exactly what tbmesh runs as
  * root on it (provisioning, deprovisioning, OS updates): `tbctl node add
  * --print-sudoers [--user U]` prints it.  Shared by tbctl and the
- * controller's tests; the commands are those controller/provision_steps.c
- * and controller/rollout_steps.c send, with macOS's paths (sudo matches a
+ * controller's tests; the commands are those controller/engine/provision_steps.c
+ * and controller/run/rollout_steps.c send, with macOS's paths (sudo matches a
  * command by its full path).  Fixed arguments are given in full; where the
  * controller passes values (network service names and addresses, pmset and
  * sysctl values, softwareupdate's label and user), a "*" stands for them.

@@ -1,10 +1,10 @@
 /*
  * What the controller and tbctl share of the wiring engine's interface
- * (controller/wiring.h): the words of its enums, receptacle names, and
+ * (controller/engine/wiring.h): the words of its enums, receptacle names, and
  * freeing a result.  tbctl links proto/ only, and decodes results
  * (wiring_json.c) into the same structs.
  */
-#include "wiring.h"
+#include "wiring_types.h"
 
 #include <ctype.h>
 #include <stdlib.h>

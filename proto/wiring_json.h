@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-#include "wiring.h"
+#include "wiring_types.h"
 
 #define WIRING_JSON_PLAN_MAX 4096   /* links in a plan */
 

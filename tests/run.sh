@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the test suites: unit (every cmocka binary in $B/tests) and integration
+# Runs the test suites: unit (every cmocka binary in $B/tests, and
+# tests/layout.sh, the source tree's layers) and integration
 # (every tests/integration/*.sh and tests/browser/*.sh but setup.sh).  Prints each result and closes with the line
 # "tests: N passed, N failed[, N skipped]".  Exit 1 if anything failed.
 #   tests/run.sh [unit|integration] [NAME-FILTER]
@@ -38,6 +39,9 @@ if [ "$which" = all ] || [ "$which" = unit ]; then
 		case "$n" in *"$filter"*) ;; *) continue ;; esac
 		run_one "unit/$n" "$t"
 	done
+fi
+if [ "$which" = all ] || [ "$which" = unit ]; then
+	case layout in *"$filter"*) run_one layout bash tests/layout.sh ;; esac
 fi
 if [ "$which" = all ] || [ "$which" = integration ]; then
 	# each test gets 600 s: GNU timeout, or gtimeout (brew's coreutils on macOS)

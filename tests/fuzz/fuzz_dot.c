@@ -1,5 +1,5 @@
 /*
- * The DOT reader (controller/wiring_dot.c): wiring_dot_parse() on any
+ * The DOT reader (controller/engine/wiring_dot.c): wiring_dot_parse() on any
  * input; what it accepts, wiring_dot_write() must write as DOT that parses
  * to the same links, and writes to the same text.  wiring_dot_import()
  * without a cluster (the first pass of a PUT of a DOT file) reads it too.

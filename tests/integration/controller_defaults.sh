@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A controller with no --web-root and no --catalog, copied alone into an
 # empty folder, still serves the dashboard at / and knows the model catalog:
-# both are compiled in (packaging/embed.sh, controller/embedded.h).  Every
+# both are compiled in (packaging/embed.sh, controller/store/embedded.h).  Every
 # file of web/ is served byte for byte with its content type and an ETag
 # that gives 304; the flags still override both.
 . "$(dirname "$0")/../lib/common.sh"

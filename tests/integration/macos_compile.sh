@@ -93,7 +93,7 @@ zig_setup
 third_party_includes "$TMP/include"
 export ZIG_GLOBAL_CACHE_DIR=$TMP/zig-cache ZIG_LOCAL_CACHE_DIR=$TMP/zig-cache
 cd "$TOP" || exit 1
-SRCS=(proto/*.c agent/*.c controller/*.c)
+SRCS=(proto/*.c proto/util/*.c agent/*.c controller/*.c controller/*/*.c)
 compile_lines >"$TMP/lines"
 osdefs=$(make -s --no-print-directory print-OSDEFS UNAME_S=Darwin)
 if [ "$(grep -c -e " $osdefs " "$TMP/lines")" != ${#SRCS[@]} ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The version is said in one place, the Makefile's VERSION: the programs print
-# it (-DTBMESH_VERSION), proto/version.h's fallback repeats it, the Homebrew
+# it (-DTBMESH_VERSION), proto/util/version.h's fallback repeats it, the Homebrew
 # formula's url and make dist's tarball name come from it (formula.sh,
 # dist.sh).  A build with another VERSION prints that one, and a change of
 # VERSION rebuilds what compiled the last one in.
@@ -8,8 +8,8 @@
 cd "$TOP"
 VERSION=$(make --no-print-directory -s B="$B" print-VERSION)
 check "the Makefile's VERSION looks like a version ($VERSION)" grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+' <<<"$VERSION"
-fallback=$(sed -n 's/^#define TBMESH_VERSION "\(.*\)"$/\1/p' proto/version.h)
-check_eq "proto/version.h's fallback is the Makefile's VERSION" "$VERSION" "$fallback"
+fallback=$(sed -n 's/^#define TBMESH_VERSION "\(.*\)"$/\1/p' proto/util/version.h)
+check_eq "proto/util/version.h's fallback is the Makefile's VERSION" "$VERSION" "$fallback"
 for p in tbctl tbagentd tbcontrollerd; do
 	check_eq "$p --version prints the Makefile's VERSION" "$p $VERSION" "$("$BIN/$p" --version 2>&1)"
 	check_eq "$p -V too" "$p $VERSION" "$("$BIN/$p" -V 2>&1)"

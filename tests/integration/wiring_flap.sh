@@ -4,7 +4,7 @@
 # three times a second for 12 s, each a wiring change the controller
 # checks.  The link makes one event (the first change, at once) and the
 # cluster verdict one; the changes after are held for WMON_EVENT_GAP
-# (controller/wmon_gate.h) and summed up in one event when it is over.
+# (controller/engine/wmon_gate.h) and summed up in one event when it is over.
 # Before the gate, each change was two events.
 . "$(dirname "$0")/../lib/common.sh"
 SC=$TOP/tests/scenarios/pair-studio.json

@@ -1,5 +1,5 @@
 /*
- * controller/inventory_pcache.c: the page cache passes on only the
+ * controller/store/inventory_pcache.c: the page cache passes on only the
  * truncates that can drop a page, and drops what it must.
  */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* proto/natcmp.c: the natural order of node names and sysfs entries. */
+/* proto/util/natcmp.c: the natural order of node names and sysfs entries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

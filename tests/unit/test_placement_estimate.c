@@ -1,5 +1,5 @@
 /*
- * The decode estimate (controller/placement_estimate.c) against the
+ * The decode estimate (controller/engine/placement_estimate.c) against the
  * measurements it was fitted to, each within 15% through place_plan on the
  * cluster measured (M3 Ultras, Thunderbolt 5 RDMA full mesh), each test
  * naming its source; then sanity: more memory bandwidth is never slower, a

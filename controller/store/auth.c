@@ -43,10 +43,16 @@ encode_b64url(const uint8_t *in, size_t n, char *out)
 	out[j] = '\0';
 }
 
+int
+auth_sha256(const void *data, size_t len, uint8_t hash[AUTH_HASH_LEN])
+{
+	return gnutls_hash_fast(GNUTLS_DIG_SHA256, data, len, hash) != 0 ? -1 : 0;
+}
+
 static int
 hash_secret(const char *secret, size_t len, uint8_t hash[AUTH_HASH_LEN])
 {
-	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, secret, len, hash) != 0) {
+	if (auth_sha256(secret, len, hash) != 0) {
 		log_warnx("SHA-256 failed");
 		return -1;
 	}

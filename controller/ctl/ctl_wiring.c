@@ -16,7 +16,7 @@
 #include "api_json.h"
 #include "ctl_http.h"
 #include "ctl_output.h"
-#include "wiring.h"
+#include "wiring_types.h"
 #include "wiring_json.h"
 
 #define DOT_FILE_MAX (1024 * 1024)

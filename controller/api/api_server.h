@@ -15,7 +15,7 @@
 #include "http_limits.h"
 
 /*
- * The connection limits' defaults (what they do: proto/http_guard.h): room
+ * The connection limits' defaults (what they do: proto/util/http_guard.h): room
  * for a fleet of agents each holding its connection, and a client
  * address's share small enough that one address cannot take the rest.
  */

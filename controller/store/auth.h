@@ -26,6 +26,8 @@ int auth_token_parse(const char *token, char id[API_TOKEN_ID_LEN + 1],
     uint8_t hash[AUTH_HASH_LEN]);
 
 /* 1 when equal; time independent of where they differ. */
+/* SHA-256 of data: 0, or -1 (the library failed). */
+int auth_sha256(const void *data, size_t len, uint8_t hash[AUTH_HASH_LEN]);
 int auth_hash_equal(const uint8_t a[AUTH_HASH_LEN], const uint8_t b[AUTH_HASH_LEN]);
 
 /* The token of an "Authorization: Bearer <token>" header value, or NULL. */

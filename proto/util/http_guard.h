@@ -1,6 +1,6 @@
 /*
  * What keeps a client without a token from taking an HTTP server down,
- * shared by the controller's API (controller/api_server.c) and the agent's
+ * shared by the controller's API (controller/api/api_server.c) and the agent's
  * /metrics (agent/httpd.c): both are libmicrohttpd daemons polled by one
  * thread, and both get
  *

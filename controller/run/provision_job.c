@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <gnutls/crypto.h>
-#include <gnutls/gnutls.h>
 
 #include "auth.h"
 #include "credentials.h"
@@ -209,7 +207,7 @@ static int
 agent_read(const char *path, char **buf, size_t *len, char hex[65], char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
-	unsigned char d[32];
+	uint8_t d[AUTH_HASH_LEN];
 
 	*buf = NULL;
 	if (f == NULL) {
@@ -224,7 +222,7 @@ agent_read(const char *path, char **buf, size_t *len, char hex[65], char *err, s
 	*len = fread(*buf, 1, AGENT_MAX, f);
 	int bad = ferror(f) || *len == 0 || *len == AGENT_MAX;
 	fclose(f);
-	if (bad || gnutls_hash_fast(GNUTLS_DIG_SHA256, *buf, *len, d) != 0) {
+	if (bad || auth_sha256(*buf, *len, d) != 0) {
 		snprintf(err, errlen, "agent binary %.200s: cannot be read, empty or over %zu MiB", path,
 		    AGENT_MAX >> 20);
 		free(*buf);

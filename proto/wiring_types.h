@@ -1,0 +1,202 @@
+/*
+ * The wiring engine's input and result types (controller/engine/wiring.h
+ * computes them): what the API sends for a check, what tbctl prints, what
+ * the inventory stores.  The enum words, receptacle names and
+ * wiring_result_free() are in wiring_common.c.
+ */
+#ifndef TBMESH_WIRING_TYPES_H
+#define TBMESH_WIRING_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+#include "report.h"
+
+#include "report.h"
+
+#define WIRING_NODES_MAX 64          /* nodes per cluster */
+#define WIRING_PORTS_MAX REPORT_PORTS_MAX
+#define WIRING_DEVICES_MAX REPORT_DEVICES_MAX
+#define WIRING_SPEED_FULL_GBPS 80.0  /* below this a Thunderbolt 5 link is degraded */
+
+typedef char wiring_recept[32];     /* canonical receptacle: "2", "0-1"; "" none */
+typedef char wiring_uuid[64];       /* Thunderbolt domain UUID; "" none */
+typedef char wiring_ifname[32];     /* "en3"; "" none */
+typedef char wiring_text[256];
+
+enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN };
+
+/*
+ * A link's verdict.  A link can have several problems (a bit per verdict in
+ * wiring_link.problems); its verdict is the first of them in this order,
+ * the one to fix first.
+ */
+enum wiring_verdict {
+	WIRING_PASS = 0,
+	WIRING_UNKNOWN,      /* a report is missing or stale */
+	WIRING_MISSING,      /* no cable */
+	WIRING_MISWIRED,     /* cable to another node or port than planned */
+	WIRING_ONE_SIDED,    /* seen from one end only */
+	WIRING_BRIDGE_LOOP,  /* Thunderbolt Bridge active with Thunderbolt members */
+	WIRING_RDMA_OFF,     /* RDMA disabled, or the peer does not advertise it */
+	WIRING_PORT_DOWN,    /* cable up, RDMA port not active */
+	WIRING_NO_IPV4,      /* the interface has no IPv4 address */
+	WIRING_DEGRADED,     /* below 80 Gb/s */
+	WIRING_OS_SKEW,      /* the two ends run different macOS builds */
+	WIRING_VERDICT_COUNT
+};
+
+enum wiring_cluster_verdict {
+	WIRING_TENSOR_READY = 0,   /* a passing RDMA link between every pair */
+	WIRING_RING_ONLY,          /* passing links close a ring through every node */
+	WIRING_PIPELINE_ONLY,      /* passing links connect every node */
+	WIRING_UNUSABLE
+};
+
+enum wiring_freshness { WIRING_REPORT_NONE = 0, WIRING_REPORT_STALE, WIRING_REPORT_FRESH };
+
+/*
+ * Where the OS update rollout open on the cluster (running, paused or
+ * halted) is with a node (DESIGN.md "Rolling OS updates").  os-skew on a
+ * link between a node the rollout has updated (or is updating) and one it
+ * has not reached yet is expected: see wiring_link.expected_during_rollout.
+ */
+enum wiring_rollout_phase {
+	WIRING_RO_NONE = 0,   /* no open rollout has this node */
+	WIRING_RO_NOT_YET,    /* not reached yet (pending, or before its install): the old build */
+	WIRING_RO_UPDATING,   /* installing or restarting: either build */
+	WIRING_RO_UPDATED     /* at verify or past it, or skipped at the target */
+};
+
+/* ---- input ---------------------------------------------------------- */
+
+struct wiring_port {
+	wiring_recept receptacle;
+	wiring_uuid domain_uuid;          /* this side's domain */
+	enum port_status status;
+	double speed_gbps;                /* NAN unknown */
+	wiring_ifname interface;
+	int n_ipv4;                       /* -1 unknown */
+	char ipv4[16];                    /* the first address; "" none */
+	int has_peer;                     /* a host (Mac) at the far end */
+	wiring_uuid peer_uuid;            /* the far end's domain */
+	enum tri peer_rdma_service;       /* the far end advertises RDMA */
+};
+
+struct wiring_rdma_device {
+	wiring_ifname name;               /* "rdma_en3" */
+	wiring_ifname interface;          /* "en3" */
+	enum rdma_port_state port_state;
+};
+
+struct wiring_node {
+	api_name name;
+	report_str hostname;              /* as its report gives it ("mac1.local"); "" unknown */
+	char ssh_host[256];               /* where the controller reaches it over SSH (the
+					     inventory's; not from a report); "" none */
+	enum node_state state;
+	enum wiring_freshness freshness;
+	double report_at;                 /* unix seconds; NAN never */
+	report_str os_build;              /* "" unknown */
+	enum rdma_state rdma;
+	int n_ports;                      /* -1 unknown */
+	struct wiring_port ports[WIRING_PORTS_MAX];
+	int n_devices;                    /* -1 unknown */
+	struct wiring_rdma_device devices[WIRING_DEVICES_MAX];
+	enum tri bridge_active;           /* bridge0 active ... */
+	int bridge_tb_members;            /* ... with this many Thunderbolt members */
+	int64_t rollout_id;               /* the open rollout that has this node; 0 none
+					     (not from a report: the caller's) */
+	enum wiring_rollout_phase rollout_phase;
+};
+
+/* One end of a planned link: a node and its receptacle ("" any). */
+struct wiring_end {
+	api_name node;
+	wiring_recept receptacle;
+};
+
+struct wiring_plan_link {
+	struct wiring_end a, b;
+};
+
+/* The expected topology.  links is used (and owned by the caller) for plans. */
+struct wiring_expect {
+	enum wiring_topology topology;
+	int n_links;
+	const struct wiring_plan_link *links;
+};
+
+struct wiring_input {
+	api_name cluster;
+	double now;                       /* becomes the result's checked_at */
+	int n_nodes;                      /* the cluster's members, 0..WIRING_NODES_MAX */
+	const struct wiring_node *nodes;  /* ring order is this order */
+	struct wiring_expect expect;
+};
+
+/* ---- output --------------------------------------------------------- */
+
+struct wiring_side {
+	api_name node;
+	wiring_recept receptacle;         /* "" null */
+	wiring_ifname interface;          /* "" null */
+	wiring_ifname rdma_device;        /* "" null */
+	char ipv4[16];                    /* "" null */
+};
+
+struct wiring_link {
+	char id[160];                     /* "mac1:2--mac2:5"; "mac1--mac2" without receptacles */
+	struct wiring_side a, b;
+	enum wiring_verdict verdict;
+	unsigned problems;                /* bit (1u << v) for each problem v; 0 when pass */
+	int pass;
+	int cabled;                       /* a cable joining its two nodes was found */
+	double speed_gbps;                /* NAN null */
+	wiring_text expected;             /* "mac1 tb2 -- mac2 tb5" */
+	wiring_text actual;               /* "mac1 tb2 -- mac2 tb5 at 80 Gb/s"; "nothing" */
+	char evidence_a[384];             /* what a reports */
+	char evidence_b[384];
+	char fix[512];                    /* "" null */
+	int64_t expected_during_rollout;  /* os-skew is the link's only problem and
+					     rollout N expects it (one end updated or
+					     updating, the other not yet): N; else 0.
+					     The link still does not pass (RDMA peers
+					     need matching builds); the rollout's
+					     verify counts it as passing. */
+};
+
+struct wiring_result {
+	api_name cluster;
+	enum wiring_topology topology;
+	double checked_at;
+	enum wiring_cluster_verdict verdict;
+	wiring_text verdict_text;         /* "tensor-parallel ready: full RDMA mesh of 4" */
+	int n_reasons;
+	wiring_text *reasons;
+	int n_nodes;
+	api_name *nodes;
+	int n_links;
+	struct wiring_link *links;        /* expected links, in expectation order */
+	int n_unexpected;
+	struct wiring_link *unexpected;   /* present, not expected (id, a, b, speed,
+					     actual, fix; verdict says whether the
+					     link itself is healthy) */
+};
+
+/* ---- functions ------------------------------------------------------ */
+
+/* "2", "tb2", "TB2", "Thunderbolt 2", "0-1" -> "2", "2", "2", "2", "0-1".
+ * 0, or -1 (empty, too long, or characters other than [0-9A-Za-z_-]). */
+int wiring_receptacle_norm(const char *in, char *out, size_t outlen);
+void wiring_result_free(struct wiring_result *r);        /* accepts NULL */
+
+const char *wiring_verdict_str(enum wiring_verdict v);
+int wiring_verdict_parse(const char *s, enum wiring_verdict *out);
+const char *wiring_cluster_verdict_str(enum wiring_cluster_verdict v);
+int wiring_cluster_verdict_parse(const char *s, enum wiring_cluster_verdict *out);
+const char *wiring_topology_str(enum wiring_topology t);
+int wiring_topology_parse(const char *s, enum wiring_topology *out);
+
+#endif
