@@ -619,6 +619,7 @@ serve(struct config *cfg, int argc, char **argv)
 	catch_signals();
 	if ((c.inv = inv_open(cfg->db, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
+	c.store.inv = c.inv;
 	if (ensure_admin_token(&c, cfg->admin_token_file) == -1)
 		fatalx("cannot start without a usable admin token");
 	if ((c.reg = registry_new()) == NULL || registry_load(c.reg, c.inv) == -1)

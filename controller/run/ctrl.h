@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "registry.h"
+#include "store.h"
 
 struct ingest;
 struct prov_jobs;
@@ -34,8 +35,9 @@ struct ctrl_counters {
 extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds */
 
 struct ctrl {
-	struct inv *inv;              /* guarded by inv_mu */
-	pthread_mutex_t inv_mu;
+	struct store store;           /* the inventory and its lock (store.h) */
+	struct inv *inv;              /* TRANSITIONAL: store.inv, until every caller goes
+					 through store_with/store_txn */
 	struct registry *reg;
 	struct ingest *ingest;
 	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
@@ -55,6 +57,9 @@ struct ctrl {
 	double install_timeout;       /* seconds, per download or install */
 	double boot_timeout;          /* seconds a node may take to come back */
 };
+
+/* TRANSITIONAL: the lock by hand, until every caller goes through store.h. */
+#define inv_mu store.mu
 
 double ctrl_now(void);
 

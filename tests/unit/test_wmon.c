@@ -316,6 +316,7 @@ test_big_cluster_refused(void **state)
 	memset(&c, 0, sizeof(c));
 	c.inv = inv_open(path, err, sizeof(err));
 	assert_non_null(c.inv);
+	assert_int_equal(store_init(&c.store, c.inv), 0);
 	assert_int_equal(inv_cluster_add(c.inv, "big", 100), 0);
 	m = wmon_new(&c);
 	assert_non_null(m);
