@@ -18,6 +18,7 @@
 #include "api_json.h"
 #include "api_json_fields.h"
 #include "json_enc.h"
+#include "json_table.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -33,118 +34,20 @@ _Static_assert(sizeof(enum rdma_state) == sizeof(int), "enum size");
 #define API_ID_MAX 9007199254740992.0
 #define API_COUNT_MAX 1e9
 
-static const char *
-state_name(int v)
-{
-	return api_node_state_str((enum node_state)v);
-}
+JSON_ENUM_NAMES(state_name, api_node_state_str, enum node_state)
+JSON_ENUM_NAMES(role_name, api_role_str, enum token_role)
+JSON_ENUM_NAMES(rdma_name, report_rdma_state_str, enum rdma_state)
 
-static const char *
-role_name(int v)
-{
-	return api_role_str((enum token_role)v);
-}
-
-static const char *
-rdma_name(int v)
-{
-	return report_rdma_state_str((enum rdma_state)v);
-}
-
-static const struct api_enum node_state_enum = { "a node state",
-    NODE_STATE_COUNT, state_name };
-static const struct api_enum role_enum = { "a role", ROLE_COUNT, role_name };
-static const struct api_enum rdma_enum = { "an RDMA state",
-    RDMA_STATE_DISABLED + 1, rdma_name };
-
-#define REQ 1
-#define OPT 0
-#define MSIZE(t, m) sizeof(((t *)0)->m)
-#define F_STR(t, m, req) \
-	{ #m, AK_STR, offsetof(t, m), MSIZE(t, m), 0, 0, NULL, (req) }
-#define F_I64(t, m, hi, req) \
-	{ #m, AK_I64, offsetof(t, m), 0, 0, (hi), NULL, (req) }
-#define F_DBL(t, m, hi) { #m, AK_DBL, offsetof(t, m), 0, 0, (hi), NULL, OPT }
-#define F_TIME(t, m) F_DBL(t, m, API_TIME_MAX)
-#define F_INT(k, t, m, hi) { (k), AK_INT, offsetof(t, m), 0, 0, (hi), NULL, OPT }
-#define F_BOOL(t, m) { #m, AK_BOOL, offsetof(t, m), 0, 0, 0, NULL, OPT }
-#define F_ENUM(t, m, en, req) \
-	{ #m, AK_ENUM, offsetof(t, m), 0, 0, 0, &(en), (req) }
-#define F_NAMES(t, m) { #m, AK_NAMES, offsetof(t, m), 0, 0, 0, NULL, OPT }
-#define F_END { NULL, AK_STR, 0, 0, 0, 0, NULL, OPT }
-
-const struct api_field api_node_fields[] = {
-	F_STR(struct api_node, name, REQ),
-	F_STR(struct api_node, cluster, OPT),
-	F_ENUM(struct api_node, state, node_state_enum, REQ),
-	F_STR(struct api_node, reason, OPT),
-	F_BOOL(struct api_node, unexpected_reboot),
-	F_STR(struct api_node, hardware_uuid, OPT),
-	F_STR(struct api_node, serial, OPT),
-	F_STR(struct api_node, model, OPT),
-	F_STR(struct api_node, chip, OPT),
-	F_STR(struct api_node, os_version, OPT),
-	F_STR(struct api_node, os_build, OPT),
-	F_ENUM(struct api_node, rdma, rdma_enum, OPT),
-	F_I64(struct api_node, memory_total_bytes, REPORT_BYTES_MAX, OPT),
-	F_I64(struct api_node, memory_used_bytes, REPORT_BYTES_MAX, OPT),
-	F_DBL(struct api_node, power_watts, REPORT_WATTS_MAX),
-	F_TIME(struct api_node, last_report_at),
-	F_TIME(struct api_node, enrolled_at),
-	F_END,
-};
-
-const struct api_field api_event_fields[] = {
-	F_I64(struct api_event, id, API_ID_MAX, REQ),
-	F_TIME(struct api_event, time),
-	F_STR(struct api_event, actor, OPT),
-	F_STR(struct api_event, node, OPT),
-	F_STR(struct api_event, what, OPT),
-	F_STR(struct api_event, reason, OPT),
-	F_END,
-};
-
-const struct api_field api_token_fields[] = {
-	F_STR(struct api_token, id, REQ),
-	F_ENUM(struct api_token, role, role_enum, REQ),
-	F_STR(struct api_token, cluster, OPT),
-	F_STR(struct api_token, node, OPT),
-	F_STR(struct api_token, label, OPT),
-	F_TIME(struct api_token, created_at),
-	F_TIME(struct api_token, expires_at),
-	F_TIME(struct api_token, used_at),
-	F_BOOL(struct api_token, revoked),
-	F_BOOL(struct api_token, accept),
-	F_BOOL(struct api_token, pending),
-	F_END,
-};
-
-const struct api_field api_cluster_fields[] = {
-	F_STR(struct api_cluster, name, REQ),
-	F_INT("nodes", struct api_cluster, n_nodes, API_COUNT_MAX),
-	F_TIME(struct api_cluster, created_at),
-	F_NAMES(struct api_cluster, allow),
-	F_END,
-};
-
-const struct api_field api_enrolled_fields[] = {
-	F_STR(struct api_enrolled, node, REQ),
-	F_STR(struct api_enrolled, token, REQ),
-	F_ENUM(struct api_enrolled, state, node_state_enum, OPT),
-	F_END,
-};
+static const struct json_enum node_state_enum = { NODE_STATE_COUNT, state_name,
+    "a node state", -1 };
+static const struct json_enum role_enum = { ROLE_COUNT, role_name, "a role", -1 };
+static const struct json_enum rdma_enum = { RDMA_STATE_DISABLED + 1, rdma_name,
+    "an RDMA state", -1 };
 
 static cJSON *
-make_enum(const struct api_enum *en, int v)
+make_names(const void *src)
 {
-	if (v < 0 || v >= en->count)
-		return cJSON_CreateNull();
-	return cJSON_CreateStringReference(en->name(v));
-}
-
-static cJSON *
-make_names(const struct api_names *l)
-{
+	const struct api_names *l = src;
 	cJSON *a = cJSON_CreateArray();
 
 	for (int i = 0; a != NULL && i < l->n && i < API_ALLOW_MAX; i++)
@@ -155,49 +58,74 @@ make_names(const struct api_names *l)
 	return a;
 }
 
-static cJSON *
-make_field(const char *base, const struct api_field *f)
-{
-	const char *p = base + f->off;
-	int v;
+static const struct json_custom names_codec = { api_json_dec_names, make_names };
 
-	switch (f->kind) {
-	case AK_STR:
-		return json_enc_str(p, f->size);
-	case AK_I64:
-		return json_enc_i64(*(const int64_t *)(const void *)p);
-	case AK_DBL:
-		return json_enc_double(*(const double *)(const void *)p);
-	case AK_INT:
-		return json_enc_i64(*(const int *)(const void *)p);
-	case AK_BOOL:
-		return cJSON_CreateBool(*(const int *)(const void *)p != 0);
-	case AK_ENUM:
-		memcpy(&v, p, sizeof(v));
-		return make_enum(f->en, v);
-	case AK_NAMES:
-		return make_names((const struct api_names *)(const void *)p);
-	}
-	return NULL;
-}
+/* Required keys, and optional ones (absent or null: the member's null). */
+#define REQ JF_VALUE
+#define OPT 0
+#define F_I64(t, m, hi, req) JSON_I64(t, m, 0, hi, req)
+#define F_TIME(t, m) JSON_DBL(t, m, 0, API_TIME_MAX, OPT)
 
-/* {fields of base}, or NULL when out of memory. */
-static cJSON *
-make_object(const void *base, const struct api_field *f)
-{
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
+const struct json_field api_node_fields[] = {
+	JSON_STR(struct api_node, name, REQ),
+	JSON_STR(struct api_node, cluster, OPT),
+	JSON_ENUM(struct api_node, state, &node_state_enum, REQ),
+	JSON_STR(struct api_node, reason, OPT),
+	JSON_BOOL(struct api_node, unexpected_reboot),
+	JSON_STR(struct api_node, hardware_uuid, OPT),
+	JSON_STR(struct api_node, serial, OPT),
+	JSON_STR(struct api_node, model, OPT),
+	JSON_STR(struct api_node, chip, OPT),
+	JSON_STR(struct api_node, os_version, OPT),
+	JSON_STR(struct api_node, os_build, OPT),
+	JSON_ENUM(struct api_node, rdma, &rdma_enum, OPT),
+	F_I64(struct api_node, memory_total_bytes, REPORT_BYTES_MAX, OPT),
+	F_I64(struct api_node, memory_used_bytes, REPORT_BYTES_MAX, OPT),
+	JSON_DBL(struct api_node, power_watts, 0, REPORT_WATTS_MAX, OPT),
+	F_TIME(struct api_node, last_report_at),
+	F_TIME(struct api_node, enrolled_at),
+	JSON_END,
+};
 
-	if (o == NULL)
-		return NULL;
-	for (; f->key != NULL; f++)
-		rc |= json_enc_attach(o, f->key, make_field(base, f));
-	if (rc != 0) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
-}
+const struct json_field api_event_fields[] = {
+	F_I64(struct api_event, id, API_ID_MAX, REQ),
+	F_TIME(struct api_event, time),
+	JSON_STR(struct api_event, actor, OPT),
+	JSON_STR(struct api_event, node, OPT),
+	JSON_STR(struct api_event, what, OPT),
+	JSON_STR(struct api_event, reason, OPT),
+	JSON_END,
+};
+
+const struct json_field api_token_fields[] = {
+	JSON_STR(struct api_token, id, REQ),
+	JSON_ENUM(struct api_token, role, &role_enum, REQ),
+	JSON_STR(struct api_token, cluster, OPT),
+	JSON_STR(struct api_token, node, OPT),
+	JSON_STR(struct api_token, label, OPT),
+	F_TIME(struct api_token, created_at),
+	F_TIME(struct api_token, expires_at),
+	F_TIME(struct api_token, used_at),
+	JSON_BOOL(struct api_token, revoked),
+	JSON_BOOL(struct api_token, accept),
+	JSON_BOOL(struct api_token, pending),
+	JSON_END,
+};
+
+const struct json_field api_cluster_fields[] = {
+	JSON_STR(struct api_cluster, name, REQ),
+	JSON_INT_AT("nodes", struct api_cluster, n_nodes, 0, API_COUNT_MAX),
+	F_TIME(struct api_cluster, created_at),
+	JSON_CUSTOM(struct api_cluster, allow, &names_codec),
+	JSON_END,
+};
+
+const struct json_field api_enrolled_fields[] = {
+	JSON_STR(struct api_enrolled, node, REQ),
+	JSON_STR(struct api_enrolled, token, REQ),
+	JSON_ENUM(struct api_enrolled, state, &node_state_enum, OPT),
+	JSON_END,
+};
 
 /* Prints root without indentation and deletes it; root may be NULL. */
 static char *
@@ -214,7 +142,7 @@ print(cJSON *root, int ok)
 /* {key: [n objects]}, element i at base + i * stride. */
 static char *
 make_list(const char *key, const void *base, size_t stride, int n,
-    const struct api_field *f)
+    const struct json_field *f)
 {
 	cJSON *root = cJSON_CreateObject(), *a = cJSON_CreateArray();
 	int i, rc;
@@ -225,7 +153,7 @@ make_list(const char *key, const void *base, size_t stride, int n,
 	}
 	rc = json_enc_attach(root, key, a);
 	for (i = 0; rc == 0 && i < n; i++)
-		rc = json_enc_attach(a, NULL, make_object((const char *)base +
+		rc = json_enc_attach(a, NULL, json_table_object((const char *)base +
 		    (size_t)i * stride, f));
 	return print(root, rc == 0);
 }
@@ -263,7 +191,7 @@ api_json_error(const char *msg)
 char *
 api_json_node(const struct api_node *n, const char *report_json)
 {
-	cJSON *root = make_object(n, api_node_fields);
+	cJSON *root = json_table_object(n, api_node_fields);
 	int rc = 0;
 
 	if (root != NULL && report_json != NULL && report_json[0] != '\0')
@@ -286,7 +214,7 @@ api_json_events(const struct api_event *ev, int n)
 char *
 api_json_token(const struct api_token *t, const char *secret)
 {
-	cJSON *root = make_object(t, api_token_fields);
+	cJSON *root = json_table_object(t, api_token_fields);
 	int rc = 0;
 
 	if (root != NULL && secret != NULL && secret[0] != '\0')
@@ -308,7 +236,7 @@ api_json_token_request(const struct api_token_request *req)
 
 	if (root == NULL)
 		return NULL;
-	rc = json_enc_attach(root, "role", make_enum(&role_enum, (int)req->role));
+	rc = json_enc_attach(root, "role", json_table_enum(&role_enum, (int)req->role));
 	rc |= json_enc_attach(root, "ttl_seconds", json_enc_double(req->ttl_seconds));
 	rc |= json_enc_attach(root, "cluster", json_enc_str(req->cluster,
 	    sizeof(req->cluster)));
@@ -321,7 +249,7 @@ api_json_token_request(const struct api_token_request *req)
 char *
 api_json_cluster(const struct api_cluster *c)
 {
-	return print(make_object(c, api_cluster_fields), 1);
+	return print(json_table_object(c, api_cluster_fields), 1);
 }
 
 char *
@@ -333,7 +261,7 @@ api_json_clusters(const struct api_cluster *c, int n)
 char *
 api_json_enrolled(const struct api_enrolled *e)
 {
-	return print(make_object(e, api_enrolled_fields), 1);
+	return print(json_table_object(e, api_enrolled_fields), 1);
 }
 
 char *

@@ -1,6 +1,6 @@
 /*
- * Decoding the API's JSON (api_json.h), driven by the tables of api_json.c
- * for the objects and by hand for the request bodies.
+ * Decoding the API's JSON (api_json.h): the objects by the tables of
+ * api_json.c (json_table_decode), the request bodies by hand.
  *
  * As for the report (report_json.c): a known key with the wrong type, a
  * value out of range, a string that does not fit its buffer (never
@@ -21,6 +21,7 @@
 #include "api_json.h"
 #include "api_json_fields.h"
 #include "json_dec.h"
+#include "json_table.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -31,183 +32,28 @@
 #define NAME_RULE "1 to 63 letters, digits, '.', '_' or '-', " \
 	"not starting with '.' or '-'"
 
-/* ---- scalar values ---- */
-
-/*
- * Copies the JSON string it into dst[size]; "" only when empty_ok.  The
- * caller has checked that it is a string.
- */
-static int
-dec_str(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst,
-    size_t size, int empty_ok)
-{
-	size_t len = strnlen(it->valuestring, size);
-
-	if (len == 0 && !empty_ok)
-		return json_dec_fail(d, p, "empty string (an unknown value is null)");
-	if (len == size)
-		return json_dec_fail(d, p, "longer than %zu bytes", size - 1);
-	memcpy(dst, it->valuestring, len + 1);
-	return 0;
-}
-
-/* An integral number in lo..hi, into *v. */
-static int
-dec_integer(struct json_dec *d, const cJSON *it, const struct json_path *p,
-    const struct api_field *f, double *v)
-{
-	char b[3][32];
-
-	if (!cJSON_IsNumber(it))
-		return json_dec_fail(d, p, "must be a number%s", f->required ? "" :
-		    " or null");
-	*v = it->valuedouble;
-	if (!(*v >= f->lo && *v <= f->hi))
-		return json_dec_fail(d, p, "%s is out of range %s..%s",
-		    json_dec_num(b[0], sizeof(b[0]), *v),
-		    json_dec_num(b[1], sizeof(b[1]), f->lo),
-		    json_dec_num(b[2], sizeof(b[2]), f->hi));
-	if (*v != floor(*v))
-		return json_dec_fail(d, p, "%s is not an integer",
-		    json_dec_num(b[0], sizeof(b[0]), *v));
-	return 0;
-}
-
-static int
-dec_double(struct json_dec *d, const cJSON *it, const struct json_path *p,
-    const struct api_field *f, double *dst)
-{
-	double v;
-
-	if (!cJSON_IsNumber(it))
-		return json_dec_fail(d, p, "must be a number or null");
-	v = it->valuedouble;
-	if (!(v >= f->lo && v <= f->hi))
-		return json_dec_fail(d, p, "%g is out of range %g..%g", v, f->lo, f->hi);
-	*dst = v;
-	return 0;
-}
-
-static int
-dec_enum(struct json_dec *d, const cJSON *it, const struct json_path *p,
-    const struct api_field *f, char *dst)
-{
-	const struct api_enum *en = f->en;
-	int v;
-
-	if (!cJSON_IsString(it))
-		return json_dec_fail(d, p, "must be a string%s",
-		    f->required ? "" : " or null");
-	for (v = 0; v < en->count; v++) {
-		if (strcmp(it->valuestring, en->name(v)) == 0) {
-			memcpy(dst, &v, sizeof(v));
-			return 0;
-		}
-	}
-	return json_dec_fail(d, p, "\"%.64s\" is not %s", it->valuestring, en->what);
-}
-
-static int dec_name_elems(struct json_dec *d, const cJSON *a, const struct json_path *p,
-    api_name *names, int max, int *n);
-
-static int
-dec_names_field(struct json_dec *d, const cJSON *it, const struct json_path *p, struct api_names *l)
-{
-	if (!cJSON_IsArray(it))
-		return json_dec_fail(d, p, "must be an array of names");
-	return dec_name_elems(d, it, p, l->v, API_ALLOW_MAX, &l->n);
-}
-
-/* Decodes a present, non-null value of field f into base. */
-static int
-dec_field(struct json_dec *d, const cJSON *it, const struct json_path *p, char *base,
-    const struct api_field *f)
-{
-	char *dst = base + f->off;
-	double v = 0;
-
-	switch (f->kind) {
-	case AK_STR:
-		if (!cJSON_IsString(it))
-			return json_dec_fail(d, p, "must be a string%s",
-			    f->required ? "" : " or null");
-		return dec_str(d, it, p, dst, f->size, 0);
-	case AK_I64:
-	case AK_INT:
-		if (dec_integer(d, it, p, f, &v) == -1)
-			return -1;
-		if (f->kind == AK_INT)
-			*(int *)(void *)dst = (int)v;
-		else
-			*(int64_t *)(void *)dst = (int64_t)v;
-		return 0;
-	case AK_DBL:
-		return dec_double(d, it, p, f, (double *)(void *)dst);
-	case AK_BOOL:
-		if (!cJSON_IsBool(it))
-			return json_dec_fail(d, p, "must be true, false or null");
-		*(int *)(void *)dst = cJSON_IsTrue(it) ? 1 : 0;
-		return 0;
-	case AK_ENUM:
-		return dec_enum(d, it, p, f, dst);
-	case AK_NAMES:
-		return dec_names_field(d, it, p, (struct api_names *)(void *)dst);
-	}
-	return json_dec_fail(d, p, "internal error: unknown field kind");
-}
-
 /* ---- objects and lists ---- */
-
-/* Sets the struct at base (size bytes) to all null. */
-static void
-init_fields(void *base, size_t size, const struct api_field *f)
-{
-	char *b = base;
-
-	memset(base, 0, size);
-	for (; f->key != NULL; f++) {
-		if (f->kind == AK_I64)
-			*(int64_t *)(void *)(b + f->off) = REPORT_NULL_I64;
-		else if (f->kind == AK_DBL)
-			*(double *)(void *)(b + f->off) = NAN;
-	}
-}
 
 /* Decodes the table's fields of obj into base, set to null first. */
 static int
 dec_fields(struct json_dec *d, const cJSON *obj, const struct json_path *up,
-    void *base, size_t size, const struct api_field *f)
+    void *base, size_t size, const struct json_field *f)
 {
-	const cJSON *it;
-
-	init_fields(base, size, f);
-	for (; f->key != NULL; f++) {
-		struct json_path p = { up, f->key, 0 };
-
-		it = cJSON_GetObjectItemCaseSensitive(obj, f->key);
-		if (f->required && it == NULL)
-			return json_dec_fail(d, &p, "missing");
-		if (f->required && cJSON_IsNull(it))
-			return json_dec_fail(d, &p, "must not be null");
-		if (it == NULL || cJSON_IsNull(it))
-			continue;
-		if (dec_field(d, it, &p, base, f) == -1)
-			return -1;
-	}
-	return 0;
+	json_table_null(base, size, f);
+	return json_table_decode(d, obj, up, base, f);
 }
 
 /* One response object, the whole of json[len], into base[size]. */
 static int
 dec_one(const char *json, size_t len, void *base, size_t size,
-    const struct api_field *f, char *err, size_t errlen)
+    const struct json_field *f, char *err, size_t errlen)
 {
 	struct json_dec d;
 	cJSON *root;
 	int rc = -1;
 
 	json_dec_init(&d, err, errlen);
-	init_fields(base, size, f);
+	json_table_null(base, size, f);
 	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0)
 		rc = dec_fields(&d, root, NULL, base, size, f);
 	cJSON_Delete(root);
@@ -230,7 +76,7 @@ dec_array(struct json_dec *d, const cJSON *root, const struct json_path *p,
 /* The objects of array a into a malloc'd *out of elements of size bytes. */
 static int
 dec_elems(struct json_dec *d, const cJSON *a, const struct json_path *p, size_t size,
-    const struct api_field *f, void **out, int *n)
+    const struct json_field *f, void **out, int *n)
 {
 	struct json_path ep = { p, NULL, 0 };
 	const cJSON *e;
@@ -259,7 +105,7 @@ dec_elems(struct json_dec *d, const cJSON *a, const struct json_path *p, size_t 
 /* {key: [objects]}: *out is malloc'd (never NULL on success). */
 static int
 dec_list(const char *json, size_t len, const char *key, size_t size,
-    const struct api_field *f, void **out, int *n, char *err, size_t errlen)
+    const struct json_field *f, void **out, int *n, char *err, size_t errlen)
 {
 	struct json_path p = { NULL, key, 0 };
 	struct json_dec d;
@@ -349,7 +195,7 @@ dec_secret(struct json_dec *d, const cJSON *root, char *secret, size_t size)
 		return 0;
 	if (!cJSON_IsString(it))
 		return json_dec_fail(d, &p, "must be a string or null");
-	return dec_str(d, it, &p, secret, size, 0);
+	return json_dec_str(d, it, &p, secret, size, 0);
 }
 
 int
@@ -361,7 +207,7 @@ api_json_decode_token(const char *json, size_t len, struct api_token *out,
 	int rc = -1;
 
 	json_dec_init(&d, err, errlen);
-	init_fields(out, sizeof(*out), api_token_fields);
+	json_table_null(out, sizeof(*out), api_token_fields);
 	if (secret != NULL && secretlen > 0)
 		secret[0] = '\0';
 	if (json_dec_parse(&d, json, len, API_JSON_RESPONSE_MAX, 1, &root) == 0 &&
@@ -437,7 +283,7 @@ api_json_pretty(const char *json, size_t len)
 static int
 dec_name(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst)
 {
-	if (dec_str(d, it, p, dst, sizeof(api_name), 1) == -1)
+	if (json_dec_str(d, it, p, dst, sizeof(api_name), 1) == -1)
 		return -1;
 	if (!api_name_valid(dst))
 		return json_dec_fail(d, p, "\"%s\" is not a valid name (%s)", dst,
@@ -464,7 +310,7 @@ dec_opt_str(struct json_dec *d, const cJSON *root, const char *key, char *dst,
 	for (const unsigned char *c = (const unsigned char *)it->valuestring; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
 			return json_dec_fail(d, &p, "must not contain control characters");
-	return dec_str(d, it, &p, dst, size, 1);
+	return json_dec_str(d, it, &p, dst, size, 1);
 }
 
 static int
@@ -645,6 +491,16 @@ dec_name_elems(struct json_dec *d, const cJSON *a, const struct json_path *p,
 	}
 	*n = ep.idx;
 	return 0;
+}
+
+int
+api_json_dec_names(struct json_dec *d, const cJSON *it, const struct json_path *p, void *dst)
+{
+	struct api_names *l = dst;
+
+	if (!cJSON_IsArray(it))
+		return json_dec_fail(d, p, "must be an array of names");
+	return dec_name_elems(d, it, p, l->v, API_ALLOW_MAX, &l->n);
 }
 
 int

@@ -67,6 +67,20 @@ json_dec_num(char *buf, size_t size, double v)
 	return buf;
 }
 
+int
+json_dec_str(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst,
+    size_t size, int empty_ok)
+{
+	size_t len = strnlen(it->valuestring, size);
+
+	if (len == 0 && !empty_ok)
+		return json_dec_fail(d, p, "empty string (an unknown value is null)");
+	if (len == size)
+		return json_dec_fail(d, p, "longer than %zu bytes", size - 1);
+	memcpy(dst, it->valuestring, len + 1);
+	return 0;
+}
+
 /* True when [p, end) holds only JSON white space up to its end or a NUL. */
 static int
 only_space(const char *p, const char *end)

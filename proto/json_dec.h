@@ -1,8 +1,8 @@
 /*
- * What the field-table JSON decoders (report_json_decode.c,
- * api_json_decode.c) share: where a value sits, errors that name it
- * ("thunderbolt.ports[2].speed_gbps: must be a number or null"), and
- * parsing a bounded input into one cJSON value.
+ * What every JSON decoder of proto/ shares: parsing a bounded input into
+ * one cJSON value, strictly; where a value sits, and errors that name it
+ * ("thunderbolt.ports[2].speed_gbps: must be a number or null").  The
+ * table-driven decoder (json_table.h) is built on it.
  */
 #ifndef TBMESH_JSON_DEC_H
 #define TBMESH_JSON_DEC_H
@@ -27,8 +27,9 @@ struct json_dec {
 	size_t errlen;
 	/*
 	 * Set by a decoder that visits every member of every object itself
-	 * (the report's): json_dec_parse leaves a key given twice to it, and
-	 * it counts in unknown the keys it does not know.
+	 * (the report's, through json_table_decode): json_dec_parse leaves a
+	 * key given twice to it, and it counts in unknown the keys it does
+	 * not know.
 	 */
 	int own_key_check;
 	int unknown;
@@ -45,11 +46,13 @@ int json_dec_fail(struct json_dec *d, const struct json_path *p, const char *fmt
 const char *json_dec_num(char *buf, size_t size, double v);
 
 /*
- * Parse json[len] (no NUL needed) of at most max bytes, with nothing but
- * white space after the value.  *root gets the tree, for the caller to
- * delete whatever this returns; it is an object when this returns 0 and
- * object is set.  Returns 0, or -1 with why in d.
+ * Copies the JSON string it (the caller has checked that it is one) into
+ * dst[size], whole: 0, or -1 with why in d when it does not fit or, unless
+ * empty_ok, is "" (an unknown value is null, never "").
  */
+int json_dec_str(struct json_dec *d, const cJSON *it, const struct json_path *p, char *dst,
+    size_t size, int empty_ok);
+
 /*
  * json_dec_parse of a JSON object into a tree the caller deletes, or NULL
  * with why in err (for the decoders that keep their own error buffers).
@@ -81,6 +84,11 @@ int json_dec_unique_keys(struct json_dec *d, const cJSON *root);
 #define JSON_DEC_MAX ((size_t)64 << 20)
 
 /*
+ * Parse json[len] (no NUL needed) of at most max bytes, with nothing but
+ * white space after the value.  *root gets the tree, for the caller to
+ * delete whatever this returns; it is an object when this returns 0 and
+ * object is set.  Returns 0, or -1 with why in d.
+ *
  * Strict: a byte order mark, a NUL byte, malformed UTF-8, a raw control
  * character, "\u0000" or a lone surrogate escape in a string, and a key
  * given twice in one object are refused, as is anything after the value.

@@ -2,7 +2,8 @@
  * proto/json_dec.c: errors that name where a value sits, bounded and strict
  * parsing (RFC 8259: UTF-8 text, no raw control character in a string;
  * what JSON allows and the API refuses: a byte order mark, a NUL, \u0000,
- * a lone surrogate, a key given twice), the known-keys rule.
+ * a lone surrogate, a key given twice), strings copied whole, the known-keys
+ * rule.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,6 +53,31 @@ test_num(void **state)
 	assert_string_equal(json_dec_num(b, sizeof(b), -3), "-3");
 	assert_string_equal(json_dec_num(b, sizeof(b), 0.5), "0.5");
 	assert_string_equal(json_dec_num(b, sizeof(b), 1e300), "1e+300");
+}
+
+static void
+test_str(void **state)
+{
+	(void)state;
+	struct json_path p = { NULL, "name", 0 };
+	struct json_dec d;
+	char err[128], buf[4];
+	cJSON *s = cJSON_CreateString("abc"), *e = cJSON_CreateString(""),
+	    *l = cJSON_CreateString("abcd");
+
+	json_dec_init(&d, err, sizeof(err));
+	assert_int_equal(json_dec_str(&d, s, &p, buf, sizeof(buf), 0), 0);
+	assert_string_equal(buf, "abc");
+	assert_int_equal(json_dec_str(&d, l, &p, buf, sizeof(buf), 1), -1);
+	assert_string_equal(err, "name: longer than 3 bytes");
+	assert_string_equal(buf, "abc");
+	assert_int_equal(json_dec_str(&d, e, &p, buf, sizeof(buf), 0), -1);
+	assert_string_equal(err, "name: empty string (an unknown value is null)");
+	assert_int_equal(json_dec_str(&d, e, &p, buf, sizeof(buf), 1), 0);
+	assert_string_equal(buf, "");
+	cJSON_Delete(s);
+	cJSON_Delete(e);
+	cJSON_Delete(l);
 }
 
 static void
@@ -193,6 +219,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fail_names_the_path),
 		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_str),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_strict_bytes),
 		cmocka_unit_test(test_duplicate_keys),

@@ -1,8 +1,8 @@
 /*
- * report_json: the JSON layout of "tbmesh.report/1", exact round trips of a
- * full and of an all-null report, a hand-written sample, every validation
- * rule (each error must name the field's path), hostile input (truncated,
- * unterminated, oversized, not an object, trailing data).
+ * report_json, decoding: a hand-written sample, every validation rule (each
+ * error must name the field's path), length and array limits, unknown and
+ * duplicated keys, decoding into a kept report, and hostile input
+ * (truncated, unterminated, oversized, not an object, trailing data).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,131 +18,7 @@
 
 #include "report.h"
 #include "report_json.h"
-
-#define HDR "{\"schema\":\"tbmesh.report/1\",\"collected_at\":1"
-
-static void
-fill_port(struct report_port *p, const char *rec, const char *ifname,
-    double gbps, const char *peer_name, enum tri rdma)
-{
-	report_port_init(p);
-	REPORT_SET(p->receptacle, rec);
-	REPORT_SET(p->bus, "thunderboltusb4_bus_1");
-	REPORT_SET(p->domain_uuid, "5E3B8A2C-0000-4000-8000-00000000000A");
-	p->status = PORT_STATUS_CONNECTED;
-	REPORT_SET(p->link_status, "0x2");
-	p->speed_gbps = gbps;
-	REPORT_SET(p->interface, ifname);
-	p->has_peer = 1;
-	REPORT_SET(p->peer.domain_uuid, "7A1C0F3E-0000-4000-8000-00000000000B");
-	REPORT_SET(p->peer.name, peer_name);
-	REPORT_SET(p->peer.model, "Mac15,14");
-	p->peer.rdma_service = rdma;
-}
-
-/* Ethernet with two addresses, Wi-Fi with none, a VPN without kind or port. */
-static void
-fill_network(struct report_network *nw)
-{
-	struct report_netif *n = nw->interfaces;
-
-	nw->n_interfaces = 3;
-	report_netif_init(&n[0]);
-	REPORT_SET(n[0].name, "en0");
-	n[0].kind = NETIF_KIND_ETHERNET;
-	REPORT_SET(n[0].port, "Ethernet");
-	n[0].n_ipv4 = 2;
-	REPORT_SET(n[0].ipv4[0], "192.0.2.11");
-	REPORT_SET(n[0].ipv4[1], "169.254.3.4");
-	report_netif_init(&n[1]);
-	REPORT_SET(n[1].name, "en1");
-	n[1].kind = NETIF_KIND_WIFI;
-	REPORT_SET(n[1].port, "Wi-Fi");
-	n[1].n_ipv4 = 0;
-	report_netif_init(&n[2]);
-	REPORT_SET(n[2].name, "utun4");
-	n[2].n_ipv4 = 1;
-	REPORT_SET(n[2].ipv4[0], "198.51.100.7");
-}
-
-static void
-fill_rest(struct report *r)
-{
-	struct report_memory *m = &r->memory;
-	struct report_power *pw = &r->power;
-
-	r->thunderbolt.bridge.exists = TRI_TRUE;
-	r->thunderbolt.bridge.active = TRI_FALSE;
-	r->thunderbolt.bridge.n_members = 2;
-	REPORT_SET(r->thunderbolt.bridge.members[0], "en2");
-	REPORT_SET(r->thunderbolt.bridge.members[1], "en4");
-	r->rdma.state = RDMA_STATE_ENABLED;
-	r->rdma.n_devices = 2;
-	report_rdma_device_init(&r->rdma.devices[0]);
-	REPORT_SET(r->rdma.devices[0].name, "rdma_en3");
-	REPORT_SET(r->rdma.devices[0].interface, "en3");
-	r->rdma.devices[0].port_state = RDMA_PORT_ACTIVE;
-	r->rdma.devices[0].ipv4_gid = TRI_TRUE;
-	report_rdma_device_init(&r->rdma.devices[1]);
-	REPORT_SET(r->rdma.devices[1].name, "rdma_en5");
-	REPORT_SET(r->rdma.devices[1].interface, "en5");
-	r->rdma.devices[1].port_state = RDMA_PORT_DOWN;
-	r->rdma.devices[1].ipv4_gid = TRI_FALSE;
-	m->total_bytes = INT64_C(549755813888);
-	m->free_bytes = INT64_C(16384) * 1234567;
-	m->active_bytes = INT64_C(9007199254740992);
-	m->inactive_bytes = 4096;
-	m->wired_bytes = 1;
-	m->compressed_bytes = 0;
-	m->swap_total_bytes = REPORT_BYTES_MAX;
-	m->swap_used_bytes = REPORT_BYTES_MAX - 16;
-	m->free_ratio = 0.1 + 0.2;
-	m->gpu_wired_limit_bytes = 0;
-	REPORT_SET(pw->source, "macmon");
-	pw->system_watts = 123.456;
-	pw->cpu_watts = 1.0 / 3.0;
-	pw->gpu_watts = 0.0;
-	pw->ane_watts = 5e-324;
-	pw->dram_watts = REPORT_WATTS_MAX;
-	r->thermal.cpu_celsius = 45.5;
-	r->thermal.gpu_celsius = -12.75;
-	fill_network(&r->network);
-	REPORT_SET(r->agent.listen, "10.0.0.11:9469");
-	report_add_error(r, "rdma_ctl", "timed out after %d s", 5);
-	report_add_error(r, "macmon", "exited 1: \"quoted\" \\ and\ttab");
-}
-
-/* Every field set: two connected ports with peers, one empty port. */
-static void
-fill_full(struct report *r)
-{
-	struct report_port *p = r->thunderbolt.ports;
-
-	report_init(r);
-	r->collected_at = 1763782801.25;
-	REPORT_SET(r->node.hostname, "studio-1.local");
-	REPORT_SET(r->node.hardware_uuid, "00000000-0000-1000-8000-ABCDEF012345");
-	REPORT_SET(r->node.serial, "C02XYZ123ABC");
-	REPORT_SET(r->node.model, "Mac15,14");
-	REPORT_SET(r->node.chip, "Apple M3 Ultra");
-	REPORT_SET(r->node.os_version, "26.2");
-	REPORT_SET(r->node.os_build, "25C56");
-	REPORT_SET(r->node.agent_version, "0.1.0");
-	r->node.boot_time = 1763000000.125;
-	r->thunderbolt.n_ports = 3;
-	fill_port(&p[0], "2", "en3", 80, "Mac Studio", TRI_TRUE);
-	p[0].n_ipv4 = 2;
-	REPORT_SET(p[0].ipv4[0], "169.254.205.255");
-	REPORT_SET(p[0].ipv4[1], "169.254.1.2");
-	fill_port(&p[1], "3", "en5", 40, "Mac mini", TRI_FALSE);
-	p[1].n_ipv4 = 1;
-	REPORT_SET(p[1].ipv4[0], "10.0.0.1");
-	report_port_init(&p[2]);
-	REPORT_SET(p[2].receptacle, "4");
-	p[2].status = PORT_STATUS_EMPTY;
-	p[2].n_ipv4 = 0;
-	fill_rest(r);
-}
+#include "report_fixture.h"
 
 /* Decodes json, which must fail with an err starting with want. */
 static void
@@ -159,16 +34,6 @@ expect_error(const char *json, const char *want)
 	if (strncmp(err, want, strlen(want)) != 0)
 		fail_msg("for %.200s\n  got:  %s\n  want: %s...", json, err, want);
 	free(r);
-}
-
-static void
-expect_ok(const char *json, struct report *r)
-{
-	char err[512];
-
-	err[0] = '\0';
-	if (report_decode(json, strlen(json), r, err, sizeof(err)) != 0)
-		fail_msg("refused (%s): %.200s", err, json);
 }
 
 /* head, then item n times separated by commas, then tail; free() it. */
@@ -200,22 +65,6 @@ long_string(const char *head, size_t n, const char *tail)
 	s = repeat(head, a, 1, tail);
 	free(a);
 	return s;
-}
-
-static void
-round_trip(const struct report *in, int pretty)
-{
-	struct report *out = report_new();
-	char err[256] = "";
-	char *json = report_encode(in, pretty);
-
-	assert_non_null(json);
-	assert_non_null(out);
-	if (report_decode(json, strlen(json), out, err, sizeof(err)) != 0)
-		fail_msg("decode: %s\n%s", err, json);
-	assert_memory_equal(in, out, sizeof(*in));
-	free(json);
-	free(out);
 }
 
 /* Every array at its limit, every port with its eight addresses; JSON, free() it. */
@@ -327,128 +176,6 @@ test_decode_again(void **state)
 }
 
 static void
-test_round_trip_full(void **state)
-{
-	struct report *r = report_new();
-
-	(void)state;
-	fill_full(r);
-	round_trip(r, 0);
-	round_trip(r, 1);
-	free(r);
-}
-
-static void
-test_encode_full_layout(void **state)
-{
-	static const char head[] = "{\"schema\":\"tbmesh.report/1\","
-	    "\"collected_at\":1763782801.25,\"node\":{\"hostname\":"
-	    "\"studio-1.local\",";
-	struct report *r = report_new();
-	char *json, *pretty;
-
-	(void)state;
-	fill_full(r);
-	json = report_encode(r, 0);
-	pretty = report_encode(r, 1);
-	assert_non_null(json);
-	assert_non_null(pretty);
-	assert_int_equal(strncmp(json, head, sizeof(head) - 1), 0);
-	assert_non_null(strstr(json, "\"status\":\"connected\",\"link_status\":"
-	    "\"0x2\",\"speed_gbps\":80,\"interface\":\"en3\",\"ipv4\":"
-	    "[\"169.254.205.255\",\"169.254.1.2\"],\"peer\":{\"domain_uuid\":"));
-	assert_non_null(strstr(json, "\"name\":\"Mac Studio\",\"model\":"
-	    "\"Mac15,14\",\"rdma_service\":true}"));
-	assert_non_null(strstr(json, "{\"receptacle\":\"4\",\"bus\":null,"
-	    "\"domain_uuid\":null,\"status\":\"empty\",\"link_status\":null,"
-	    "\"speed_gbps\":null,\"interface\":null,\"ipv4\":[],\"peer\":null}"));
-	assert_non_null(strstr(json, "\"bridge\":{\"exists\":true,"
-	    "\"active\":false,\"members\":[\"en2\",\"en4\"]}"));
-	assert_non_null(strstr(json, "\"rdma\":{\"state\":\"enabled\","
-	    "\"devices\":[{\"name\":\"rdma_en3\",\"interface\":\"en3\","
-	    "\"port_state\":\"active\",\"ipv4_gid\":true},"));
-	assert_non_null(strstr(json, "\"ipv4_gid\":false}]},\"network\":{\"interfaces\":["
-	    "{\"name\":\"en0\",\"kind\":\"ethernet\",\"port\":\"Ethernet\",\"ipv4\":"
-	    "[\"192.0.2.11\",\"169.254.3.4\"]},{\"name\":\"en1\",\"kind\":\"wifi\","
-	    "\"port\":\"Wi-Fi\",\"ipv4\":[]},{\"name\":\"utun4\",\"kind\":null,"
-	    "\"port\":null,\"ipv4\":[\"198.51.100.7\"]}]},\"memory\":{"));
-	assert_non_null(strstr(json, "\"total_bytes\":549755813888,"));
-	assert_non_null(strstr(json, "\"swap_total_bytes\":72057594037927936,"));
-	assert_non_null(strstr(json, "\"free_ratio\":0.30000000000000004,"));
-	assert_non_null(strstr(json, "\"gpu_wired_limit_bytes\":0}"));
-	assert_non_null(strstr(json, "\"power\":{\"source\":\"macmon\","
-	    "\"system_watts\":123.456,"));
-	assert_non_null(strstr(json, "\"gpu_celsius\":-12.75},"
-	    "\"agent\":{\"listen\":\"10.0.0.11:9469\"},\"errors\":[{"));
-	assert_non_null(strstr(json, "\"errors\":[{\"source\":\"rdma_ctl\","
-	    "\"message\":\"timed out after 5 s\"},"));
-	assert_null(strchr(json, '\n'));
-	assert_null(strchr(json, '\t'));
-	assert_non_null(strstr(pretty, "\n\t\"node\":\t{\n\t\t\"hostname\":"));
-	free(json);
-	free(pretty);
-	free(r);
-}
-
-/* Counts leaves of j that are not null; *where gets the last one's key. */
-static int
-non_null_leaves(const cJSON *j, const char **where)
-{
-	const cJSON *c;
-	int n = 0;
-
-	if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
-		cJSON_ArrayForEach(c, j)
-			n += non_null_leaves(c, where);
-		return n;
-	}
-	if (cJSON_IsNull(j))
-		return 0;
-	*where = j->string;
-	return 1;
-}
-
-static void
-test_all_null(void **state)
-{
-	struct report *r = report_new();
-	const char *where = NULL;
-	cJSON *j;
-	char *json;
-
-	(void)state;
-	json = report_encode(r, 0);
-	assert_non_null(json);
-	assert_string_equal(json, "{\"schema\":\"tbmesh.report/1\","
-	    "\"collected_at\":null,\"node\":{\"hostname\":null,"
-	    "\"hardware_uuid\":null,\"serial\":null,\"model\":null,"
-	    "\"chip\":null,\"os_version\":null,\"os_build\":null,"
-	    "\"agent_version\":null,\"boot_time\":null},\"thunderbolt\":"
-	    "{\"ports\":null,\"bridge\":{\"exists\":null,\"active\":null,"
-	    "\"members\":null}},\"rdma\":{\"state\":\"unknown\","
-	    "\"devices\":null},\"network\":{\"interfaces\":null},"
-	    "\"memory\":{\"total_bytes\":null,"
-	    "\"free_bytes\":null,\"active_bytes\":null,\"inactive_bytes\":null,"
-	    "\"wired_bytes\":null,\"compressed_bytes\":null,"
-	    "\"swap_total_bytes\":null,\"swap_used_bytes\":null,"
-	    "\"free_ratio\":null,\"gpu_wired_limit_bytes\":null},\"power\":"
-	    "{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
-	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null},"
-	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null},"
-	    "\"agent\":{\"listen\":null},\"errors\":[]}");
-	/* Only "schema" and the enum "state" ("unknown") are not null. */
-	j = cJSON_Parse(json);
-	assert_non_null(j);
-	assert_int_equal(non_null_leaves(j, &where), 2);
-	assert_string_equal(where, "state");
-	cJSON_Delete(j);
-	free(json);
-	round_trip(r, 0);
-	round_trip(r, 1);
-	free(r);
-}
-
-static void
 test_decode_design_sample(void **state)
 {
 	static const char sample[] =
@@ -523,163 +250,6 @@ test_decode_design_sample(void **state)
 	assert_string_equal(r->errors[0].source, "rdma_ctl");
 	assert_string_equal(r->errors[0].message, "timed out after 5 s");
 	free(r);
-}
-
-static void
-test_int64_exact(void **state)
-{
-	static const int64_t vals[] = {
-		0, 1, INT64_C(549755813888), (INT64_C(1) << 53) - 1,
-		INT64_C(1) << 53, REPORT_BYTES_MAX - 16, REPORT_BYTES_MAX,
-	};
-	struct report *r = report_new(), *out = report_new();
-	char want[64], *json;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-		report_init(r);
-		r->collected_at = 1;
-		r->memory.total_bytes = vals[i];
-		json = report_encode(r, 0);
-		assert_non_null(json);
-		snprintf(want, sizeof(want), "\"total_bytes\":%" PRId64 ",",
-		    vals[i]);
-		assert_non_null(strstr(json, want));
-		expect_ok(json, out);
-		assert_true(out->memory.total_bytes == vals[i]);
-		free(json);
-	}
-	expect_ok(HDR ",\"memory\":{\"total_bytes\":9007199254740992}}", out);
-	assert_true(out->memory.total_bytes == INT64_C(9007199254740992));
-	expect_ok(HDR ",\"memory\":{\"total_bytes\":5.49755813888e11}}", out);
-	assert_true(out->memory.total_bytes == INT64_C(549755813888));
-	free(r);
-	free(out);
-}
-
-static void
-test_doubles_exact(void **state)
-{
-	static const double vals[] = {
-		0.1 + 0.2, 1.0 / 3.0, 5e-324, 2.2250738585072014e-308,
-		999.9999999999999, 0.0, 1000.0, 123456.789e-3,
-	};
-	struct report *r = report_new();
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-		report_init(r);
-		r->collected_at = 1e10 + vals[i];
-		r->thunderbolt.n_ports = 1;
-		report_port_init(&r->thunderbolt.ports[0]);
-		r->thunderbolt.ports[0].speed_gbps = vals[i];
-		r->memory.free_ratio = vals[i] / 1000.0;
-		r->thermal.cpu_celsius = -vals[i] / 10.0;
-		round_trip(r, 0);
-	}
-	free(r);
-}
-
-static void
-test_encode_clamps_bad_structs(void **state)
-{
-	struct report *r = report_new(), *out = report_new();
-	char *json;
-	int i;
-
-	(void)state;
-	r->collected_at = INFINITY;
-	r->thunderbolt.n_ports = 40;
-	for (i = 0; i < REPORT_PORTS_MAX; i++)
-		report_port_init(&r->thunderbolt.ports[i]);
-	r->thunderbolt.ports[0].status = (enum port_status)7;
-	r->rdma.state = (enum rdma_state)-3;
-	r->network.n_interfaces = 1;
-	report_netif_init(&r->network.interfaces[0]);
-	r->network.interfaces[0].kind = (enum netif_kind)9;
-	r->network.interfaces[0].n_ipv4 = 99;
-	for (i = 0; i < REPORT_IPV4_MAX; i++)
-		snprintf(r->network.interfaces[0].ipv4[i], sizeof(report_ipv4), "192.0.2.%d", i);
-	memset(r->node.hostname, 'h', sizeof(r->node.hostname));
-	r->power.cpu_watts = -INFINITY;
-	for (i = 0; i < 40; i++)
-		report_add_error(r, "collector", "error %d", i);
-	r->n_errors = 100;
-	json = report_encode(r, 0);
-	assert_non_null(json);
-	assert_non_null(strstr(json, "\"collected_at\":null,"));
-	assert_non_null(strstr(json, "\"cpu_watts\":null,"));
-	assert_non_null(strstr(json, "\"state\":\"unknown\","));
-	assert_non_null(strstr(json, "\"kind\":null,"));
-	expect_ok(json, out);
-	assert_int_equal(out->network.interfaces[0].kind, NETIF_KIND_NULL);
-	assert_int_equal(out->network.interfaces[0].n_ipv4, REPORT_IPV4_MAX);
-	assert_int_equal(out->thunderbolt.n_ports, REPORT_PORTS_MAX);
-	assert_int_equal(out->thunderbolt.ports[0].status, PORT_STATUS_UNKNOWN);
-	assert_int_equal(out->n_errors, REPORT_ERRORS_MAX);
-	assert_string_equal(out->errors[31].source, "agent");
-	assert_int_equal(strlen(out->node.hostname), REPORT_STR_MAX);
-	assert_int_equal(strspn(out->node.hostname, "h"), REPORT_STR_MAX);
-	free(json);
-	free(r);
-	free(out);
-}
-
-static void
-test_enum_names(void **state)
-{
-	struct report *r = report_new(), *out = report_new();
-	char want[64], *json;
-	int v;
-
-	(void)state;
-	r->collected_at = 1;
-	r->thunderbolt.n_ports = 1;
-	report_port_init(&r->thunderbolt.ports[0]);
-	r->rdma.n_devices = 1;
-	report_rdma_device_init(&r->rdma.devices[0]);
-	r->network.n_interfaces = 1;
-	report_netif_init(&r->network.interfaces[0]);
-	for (v = 0; v < 4; v++) {
-		const char *kind = report_netif_kind_str((enum netif_kind)v);
-		r->network.interfaces[0].kind = (enum netif_kind)v;
-		json = report_encode(r, 0);
-		assert_non_null(json);
-		if (kind != NULL)
-			snprintf(want, sizeof(want), "\"kind\":\"%s\"", kind);
-		else
-			snprintf(want, sizeof(want), "\"kind\":null");
-		assert_non_null(strstr(json, want));
-		expect_ok(json, out);
-		assert_memory_equal(r, out, sizeof(*r));
-		free(json);
-	}
-	assert_null(report_netif_kind_str(NETIF_KIND_NULL));
-	assert_string_equal(report_netif_kind_str(NETIF_KIND_OTHER), "other");
-	r->network.interfaces[0].kind = NETIF_KIND_NULL;
-	for (v = 0; v < 3; v++) {
-		r->thunderbolt.ports[0].status = (enum port_status)v;
-		r->rdma.state = (enum rdma_state)v;
-		r->rdma.devices[0].port_state = (enum rdma_port_state)v;
-		json = report_encode(r, 0);
-		assert_non_null(json);
-		snprintf(want, sizeof(want), "\"status\":\"%s\"",
-		    report_port_status_str((enum port_status)v));
-		assert_non_null(strstr(json, want));
-		snprintf(want, sizeof(want), "\"state\":\"%s\"",
-		    report_rdma_state_str((enum rdma_state)v));
-		assert_non_null(strstr(json, want));
-		snprintf(want, sizeof(want), "\"port_state\":\"%s\"",
-		    report_rdma_port_state_str((enum rdma_port_state)v));
-		assert_non_null(strstr(json, want));
-		expect_ok(json, out);
-		assert_memory_equal(r, out, sizeof(*r));
-		free(json);
-	}
-	free(r);
-	free(out);
 }
 
 struct bad {
@@ -1176,12 +746,7 @@ test_missing_and_null_sections(void **state)
 	    "\"rdma\":{\"devices\":[{}]},\"network\":{\"interfaces\":[{\"kind\":null,"
 	    "\"ipv4\":null}]}}", r);
 	want->collected_at = 1;
-	want->thunderbolt.n_ports = 1;
-	report_port_init(&want->thunderbolt.ports[0]);
-	want->rdma.n_devices = 1;
-	report_rdma_device_init(&want->rdma.devices[0]);
-	want->network.n_interfaces = 1;
-	report_netif_init(&want->network.interfaces[0]);
+	one_of_each(want);
 	assert_memory_equal(want, r, sizeof(*r));
 	free(want);
 	free(r);
@@ -1208,15 +773,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_full),
 		cmocka_unit_test(test_decode_again),
-		cmocka_unit_test(test_encode_full_layout),
-		cmocka_unit_test(test_all_null),
 		cmocka_unit_test(test_decode_design_sample),
-		cmocka_unit_test(test_int64_exact),
-		cmocka_unit_test(test_doubles_exact),
-		cmocka_unit_test(test_encode_clamps_bad_structs),
-		cmocka_unit_test(test_enum_names),
 		cmocka_unit_test(test_validation_errors),
 		cmocka_unit_test(test_length_limits),
 		cmocka_unit_test(test_array_limits),
