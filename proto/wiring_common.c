@@ -1,35 +1,68 @@
 /*
  * What the controller and tbctl share of the wiring engine's interface
- * (controller/engine/wiring.h): the words of its enums, receptacle names, and
- * freeing a result.  tbctl links proto/ only, and decodes results
- * (wiring_json.c) into the same structs.
+ * (controller/engine/wiring.h): the words of its enums, what the verdicts
+ * mean (both from WIRING_VERDICTS), receptacle names, and freeing a result.
+ * tbctl links proto/ only, and decodes results (wiring_json.c) into the
+ * same structs.
  */
 #include "wiring_types.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const verdict_names[WIRING_VERDICT_COUNT] = {
-	"pass", "unknown", "missing", "miswired", "one-sided", "bridge-loop",
-	"rdma-off", "port-down", "no-ipv4", "degraded", "os-skew",
+static const struct {
+	const char *word;
+	const char *meaning;
+} verdicts[WIRING_VERDICT_COUNT] = {
+#define WIRING_VERDICT_ROW(name, word, meaning) [name] = {word, meaning},
+	WIRING_VERDICTS(WIRING_VERDICT_ROW)
+#undef WIRING_VERDICT_ROW
 };
 
 const char *
 wiring_verdict_str(enum wiring_verdict v)
 {
-	return (unsigned)v < WIRING_VERDICT_COUNT ? verdict_names[v] : "unknown";
+	return (unsigned)v < WIRING_VERDICT_COUNT ? verdicts[v].word : "unknown";
 }
 
 int
 wiring_verdict_parse(const char *s, enum wiring_verdict *out)
 {
 	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
-		if (strcmp(s, verdict_names[v]) == 0) {
+		if (strcmp(s, verdicts[v].word) == 0) {
 			*out = (enum wiring_verdict)v;
 			return 0;
 		}
 	return -1;
+}
+
+const char *
+wiring_verdict_meaning(enum wiring_verdict v)
+{
+	return (unsigned)v < WIRING_VERDICT_COUNT ? verdicts[v].meaning : "";
+}
+
+size_t
+wiring_verdict_help(char *buf, size_t len)
+{
+	int width = 0;
+	size_t n = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if ((int)strlen(verdicts[v].word) > width)
+			width = (int)strlen(verdicts[v].word);
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++) {
+		int k = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "  %-*s  %s\n",
+		    width, verdicts[v].word, verdicts[v].meaning);
+
+		if (k > 0)
+			n += (size_t)k;
+	}
+	return n;
 }
 
 const char *

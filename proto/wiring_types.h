@@ -1,8 +1,8 @@
 /*
  * The wiring engine's input and result types (controller/engine/wiring.h
  * computes them): what the API sends for a check, what tbctl prints, what
- * the inventory stores.  The enum words, receptacle names and
- * wiring_result_free() are in wiring_common.c.
+ * the inventory stores.  The enum words, the verdicts' help listing,
+ * receptacle names and wiring_result_free() are in wiring_common.c.
  */
 #ifndef TBMESH_WIRING_TYPES_H
 #define TBMESH_WIRING_TYPES_H
@@ -11,8 +11,6 @@
 #include <stdint.h>
 
 #include "api.h"
-#include "report.h"
-
 #include "report.h"
 
 #define WIRING_NODES_MAX 64          /* nodes per cluster */
@@ -28,24 +26,42 @@ typedef char wiring_text[256];
 enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN };
 
 /*
- * A link's verdict.  A link can have several problems (a bit per verdict in
- * wiring_link.problems); its verdict is the first of them in this order,
- * the one to fix first.
+ * A link's verdicts, one row each: the enum name, the word (API, JSON,
+ * tbctl) and what it means, in a line for help texts.  The enum, the words
+ * (wiring_verdict_str/parse) and the help listing (wiring_verdict_help)
+ * are made from this list; the engine has a rule for each verdict
+ * (controller/engine/wiring_rules.c).
+ *
+ * A link can have several problems (a bit per verdict in
+ * wiring_link.problems, so at most 32 rows); its verdict is the first of
+ * them in this order, the one to fix first: a new verdict goes where its
+ * fix ranks.  pass, unknown, missing and miswired stay first: the engine
+ * finds them by matching what is cabled against what is expected, before
+ * it checks any cable.
  */
+#define WIRING_VERDICTS(X) \
+	X(WIRING_PASS, "pass", "the link works: nothing to fix") \
+	X(WIRING_UNKNOWN, "unknown", "a report is missing or stale") \
+	X(WIRING_MISSING, "missing", "no cable") \
+	X(WIRING_MISWIRED, "miswired", "a cable to another node or receptacle than planned") \
+	X(WIRING_ONE_SIDED, "one-sided", "seen from one end only") \
+	X(WIRING_BRIDGE_LOOP, "bridge-loop", \
+	    "the Thunderbolt Bridge is active with Thunderbolt members") \
+	X(WIRING_RDMA_OFF, "rdma-off", \
+	    "RDMA disabled at an end, or the far end sees no RDMA service") \
+	X(WIRING_PORT_DOWN, "port-down", "cable up, RDMA port down") \
+	X(WIRING_NO_IPV4, "no-ipv4", "an end has no IPv4 address") \
+	X(WIRING_DEGRADED, "degraded", "below 80 Gb/s") \
+	X(WIRING_OS_SKEW, "os-skew", "the ends run different macOS builds")
+
 enum wiring_verdict {
-	WIRING_PASS = 0,
-	WIRING_UNKNOWN,      /* a report is missing or stale */
-	WIRING_MISSING,      /* no cable */
-	WIRING_MISWIRED,     /* cable to another node or port than planned */
-	WIRING_ONE_SIDED,    /* seen from one end only */
-	WIRING_BRIDGE_LOOP,  /* Thunderbolt Bridge active with Thunderbolt members */
-	WIRING_RDMA_OFF,     /* RDMA disabled, or the peer does not advertise it */
-	WIRING_PORT_DOWN,    /* cable up, RDMA port not active */
-	WIRING_NO_IPV4,      /* the interface has no IPv4 address */
-	WIRING_DEGRADED,     /* below 80 Gb/s */
-	WIRING_OS_SKEW,      /* the two ends run different macOS builds */
+#define WIRING_VERDICT_ENUM(name, word, meaning) name,
+	WIRING_VERDICTS(WIRING_VERDICT_ENUM)
+#undef WIRING_VERDICT_ENUM
 	WIRING_VERDICT_COUNT
 };
+
+_Static_assert(WIRING_VERDICT_COUNT <= 32, "a link's problems are the bits of an unsigned");
 
 enum wiring_cluster_verdict {
 	WIRING_TENSOR_READY = 0,   /* a passing RDMA link between every pair */
@@ -192,8 +208,19 @@ struct wiring_result {
 int wiring_receptacle_norm(const char *in, char *out, size_t outlen);
 void wiring_result_free(struct wiring_result *r);        /* accepts NULL */
 
-const char *wiring_verdict_str(enum wiring_verdict v);
-int wiring_verdict_parse(const char *s, enum wiring_verdict *out);
+const char *wiring_verdict_str(enum wiring_verdict v);   /* "unknown" out of range */
+int wiring_verdict_parse(const char *s, enum wiring_verdict *out);     /* 0 or -1 */
+/* The line WIRING_VERDICTS gives v for help texts ("below 80 Gb/s"); "" out
+ * of range. */
+const char *wiring_verdict_meaning(enum wiring_verdict v);
+/*
+ * Every verdict, one line each in the order that decides a link's verdict:
+ * two spaces, the word padded to the longest, two spaces, its meaning
+ * ("  degraded     below 80 Gb/s\n").  As snprintf: writes at most len
+ * bytes with the NUL (buf may be NULL when len is 0) and returns the
+ * length of the whole text, so a return >= len means it was cut.
+ */
+size_t wiring_verdict_help(char *buf, size_t len);
 const char *wiring_cluster_verdict_str(enum wiring_cluster_verdict v);
 int wiring_cluster_verdict_parse(const char *s, enum wiring_cluster_verdict *out);
 const char *wiring_topology_str(enum wiring_topology t);

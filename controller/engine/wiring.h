@@ -12,13 +12,17 @@
  *
  * No I/O and no clock: the caller passes now and the staleness limit.
  * The engine's files: wiring_graph.c (observed graph: peer domain UUIDs
- * resolved to (node, receptacle)), wiring_verdict.c (a link's problems),
- * wiring_fix.c (evidence and fix texts), wiring_cluster.c (cluster verdict,
- * queries), wiring.c (the whole check), wiring_plan.c (cabling plans),
- * wiring_dot.c (DOT reading and writing), wiring_import.c (a DOT file's
- * labels resolved against a cluster's nodes).  The result's types, the enum
- * words, receptacle names and wiring_result_free() are the wire format's:
- * proto/wiring_types.h and proto/wiring_common.c (tbctl uses them).
+ * resolved to (node, receptacle)), wiring_rules.c (each verdict's check
+ * and fix, one row per verdict), wiring_verdict.c (a link's problems: the
+ * structural ones, then the rules' checks), wiring_fix.c (evidence, and
+ * the fix texts: the structural ones, then the rules'), wiring_cluster.c
+ * (cluster verdict, queries), wiring.c (the whole check), wiring_plan.c
+ * (cabling plans), wiring_dot.c (DOT reading and writing), wiring_import.c
+ * (a DOT file's labels resolved against a cluster's nodes).  The result's
+ * types, the verdicts (WIRING_VERDICTS: their order, words and meanings),
+ * receptacle names and wiring_result_free() are the wire format's:
+ * proto/wiring_types.h and proto/wiring_common.c (tbctl uses them).  A new
+ * verdict is a row there and a check, a fix and a row in wiring_rules.c.
  *
  * Receptacles are strings in canonical form: reports carry "2" (darwin,
  * sim) or "D-N" (linux: domain and adapter); DOT files write "tb2".

@@ -1,16 +1,18 @@
 /*
  * The words of a verdict: what each end reports (evidence), what is there
  * (actual), and what a person in front of the rack should do (fix), one
- * sentence per problem, the most important first.
+ * sentence per problem, the most important first.  The fixes of unknown,
+ * missing and miswired are here; the others are the rules'
+ * (wiring_rules.c), run in verdict order.
  */
 #include "wiring_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define BIT(v) (1u << (v))
-#define DEGRADED_FIX "Thunderbolt 5 needs an active cable or a passive one of at most 0.8 m"
 
 void
 wiring_end_text(const char *node, const char *r, char *out, size_t n)
@@ -47,17 +49,20 @@ unresolved_text(const struct wiring_graph *g, char *out, size_t n)
 	wiring_append(out, n, ", %s without a report", k == 1 ? "a member" : "members");
 }
 
-static void
-side_text(const struct wiring_side *s, char *out, size_t n)
+void
+wiring_fix_add(struct wiring_link *l, const char *fmt, ...)
 {
-	wiring_end_text(s->node, s->receptacle, out, n);
-}
+	size_t len;
+	va_list ap;
 
-static void
-sep(char *buf, size_t n)
-{
-	if (buf[0])
-		wiring_append(buf, n, "; ");
+	if (l->fix[0])
+		wiring_append(l->fix, sizeof(l->fix), "; ");
+	len = strnlen(l->fix, sizeof(l->fix));
+	if (len + 1 >= sizeof(l->fix))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->fix + len, sizeof(l->fix) - len, fmt, ap);
+	va_end(ap);
 }
 
 /* "1, 4" free receptacles of node i ("" none or unknown). */
@@ -193,10 +198,8 @@ fix_unknown(const struct wiring_graph *g, const struct wiring_want *w, struct wi
 		else if (g->nodes[idx[k]].rdma == RDMA_STATE_UNKNOWN)
 			snprintf(msg, sizeof(msg), "%s could not read its RDMA state (rdma_ctl "
 			    "status): see the errors in its report", names[k]);
-		if (msg[0] && (k == 0 || idx[0] != idx[1])) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "%s", msg);
-		}
+		if (msg[0] && (k == 0 || idx[0] != idx[1]))
+			wiring_fix_add(l, "%s", msg);
 	}
 }
 
@@ -205,17 +208,15 @@ fix_missing(const struct wiring_graph *g, const struct wiring_want *w, struct wi
 {
 	char fa[96], fb[96];
 
-	sep(l->fix, sizeof(l->fix));
 	if (w->ar[0] && w->br[0]) {
-		wiring_append(l->fix, sizeof(l->fix), "connect a Thunderbolt 5 cable from %s "
-		    "receptacle %s to %s receptacle %s", w->an, w->ar, w->bn, w->br);
+		wiring_fix_add(l, "connect a Thunderbolt 5 cable from %s receptacle %s to %s "
+		    "receptacle %s", w->an, w->ar, w->bn, w->br);
 		return;
 	}
 	free_ports(&g->nodes[w->ai], fa, sizeof(fa));
 	free_ports(&g->nodes[w->bi], fb, sizeof(fb));
-	wiring_append(l->fix, sizeof(l->fix), "connect a Thunderbolt 5 cable between %s and %s "
-	    "(free: %s %s; %s %s)", w->an, w->bn, w->an, fa[0] ? fa : "none", w->bn,
-	    fb[0] ? fb : "none");
+	wiring_fix_add(l, "connect a Thunderbolt 5 cable between %s and %s (free: %s %s; %s %s)",
+	    w->an, w->bn, w->an, fa[0] ? fa : "none", w->bn, fb[0] ? fb : "none");
 }
 
 /* The far end (from node i, port p) of edge e: its text. */
@@ -253,109 +254,65 @@ fix_miswired(const struct wiring_graph *g, const struct wiring_want *w,
 	char far[192], to[96];
 
 	if (e != NULL) {
-		if (w->ar[0] && strcmp(l->a.receptacle, w->ar) != 0) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "move the cable on %s receptacle %s "
-			    "to %s receptacle %s", w->an, l->a.receptacle, w->an, w->ar);
-		}
-		if (w->br[0] && strcmp(l->b.receptacle, w->br) != 0) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "move the cable on %s receptacle %s "
-			    "to %s receptacle %s", w->bn, l->b.receptacle, w->bn, w->br);
-		}
+		if (w->ar[0] && strcmp(l->a.receptacle, w->ar) != 0)
+			wiring_fix_add(l, "move the cable on %s receptacle %s to %s receptacle %s",
+			    w->an, l->a.receptacle, w->an, w->ar);
+		if (w->br[0] && strcmp(l->b.receptacle, w->br) != 0)
+			wiring_fix_add(l, "move the cable on %s receptacle %s to %s receptacle %s",
+			    w->bn, l->b.receptacle, w->bn, w->br);
 		return;
 	}
 	if (oa) {
 		far_text(g, oa, w->ai, wiring_graph_port(g, w->ai, w->ar), far, sizeof(far));
 		plug_text(w->bn, w->br, to, sizeof(to));
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "the cable on %s receptacle %s goes to %s: "
-		    "move its far end to %s", w->an, w->ar, far, to);
+		wiring_fix_add(l, "the cable on %s receptacle %s goes to %s: move its far end "
+		    "to %s", w->an, w->ar, far, to);
 	}
 	if (ob) {
 		far_text(g, ob, w->bi, wiring_graph_port(g, w->bi, w->br), far, sizeof(far));
 		plug_text(w->an, w->ar, to, sizeof(to));
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "the cable on %s receptacle %s goes to %s: "
-		    "move its far end to %s", w->bn, w->br, far, to);
+		wiring_fix_add(l, "the cable on %s receptacle %s goes to %s: move its far end "
+		    "to %s", w->bn, w->br, far, to);
 	}
 }
 
-/* The fixes for one end (node i, its side s) of a cable with problems. */
+/* The fix_end fixes of verdicts from..to-1 that link l has, end by end. */
 static void
-fix_side(const struct wiring_graph *g, int i, const struct wiring_side *s,
-    struct wiring_link *l)
-{
-	const struct wiring_node *nd = &g->nodes[i];
-	int p = s->receptacle[0] ? wiring_graph_port(g, i, s->receptacle) : -1;
-
-	if ((l->problems & BIT(WIRING_BRIDGE_LOOP)) && nd->bridge_active == TRI_TRUE &&
-	    nd->bridge_tb_members != 0) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "turn off the Thunderbolt Bridge on %s "
-		    "(networksetup -setnetworkserviceenabled \"Thunderbolt Bridge\" off)",
-		    nd->name);
-	}
-	if ((l->problems & BIT(WIRING_RDMA_OFF)) && nd->rdma == RDMA_STATE_DISABLED) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "boot %s into Recovery and run "
-		    "rdma_ctl enable", nd->name);
-	} else if ((l->problems & BIT(WIRING_RDMA_OFF)) && p >= 0 &&
-	    !wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p])) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "move the cable off %s receptacle %s: "
-		    "it does not carry RDMA", nd->name, nd->ports[p].receptacle);
-	}
-	if ((l->problems & BIT(WIRING_PORT_DOWN)) && s->rdma_device[0] && p >= 0) {
-		const char *dev, *st = port_state_word(nd, nd->ports[p].interface, &dev);
-
-		if (st && strcmp(st, "down") == 0) {
-			sep(l->fix, sizeof(l->fix));
-			wiring_append(l->fix, sizeof(l->fix), "%s on %s is down with the cable "
-			    "up: reseat the cable, check rdma_ctl status at both ends, then "
-			    "reboot %s if it stays down", dev, nd->name, nd->name);
-		}
-	}
-	if ((l->problems & BIT(WIRING_NO_IPV4)) && p >= 0 && nd->ports[p].n_ipv4 == 0) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "give %s %s (receptacle %s) an IPv4 "
-		    "address: JACCL cannot start without one", nd->name,
-		    nd->ports[p].interface[0] ? nd->ports[p].interface : "its interface",
-		    nd->ports[p].receptacle);
-	}
-}
-
-/* Fixes for the health of a cable whose both ends are l->a and l->b. */
-static void
-fix_health(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+fix_ends(const struct wiring_graph *g, int from, int to, struct wiring_link *l)
 {
 	const struct wiring_side *sides[2] = {&l->a, &l->b};
-	char ta[96], tb[96];
 
-	side_text(&l->a, ta, sizeof(ta));
-	side_text(&l->b, tb, sizeof(tb));
-	if (l->problems & BIT(WIRING_ONE_SIDED)) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "only %s sees the cable between %s and %s: "
-		    "reseat it at both ends, and replace it if that does not help",
-		    g->nodes[e->ai].name, ta, tb);
-	}
 	for (int k = 0; k < 2; k++) {
-		int i = wiring_graph_node(g, sides[k]->node);
+		int i = wiring_graph_node(g, sides[k]->node), p;
 
-		if (i >= 0 && g->nodes[i].freshness == WIRING_REPORT_FRESH)
-			fix_side(g, i, sides[k], l);
+		if (i < 0 || g->nodes[i].freshness != WIRING_REPORT_FRESH)
+			continue;
+		p = sides[k]->receptacle[0] ? wiring_graph_port(g, i, sides[k]->receptacle) : -1;
+		for (int v = from; v < to; v++)
+			if (l->problems & BIT(v))
+				wiring_rules[v].fix_end(g, i, p, sides[k], l);
 	}
-	if (l->problems & BIT(WIRING_DEGRADED)) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "replace the cable between %s and %s: it "
-		    "runs at %g Gb/s; " DEGRADED_FIX, ta, tb, l->speed_gbps);
-	}
-	if ((l->problems & BIT(WIRING_OS_SKEW)) && e->bi >= 0) {
-		sep(l->fix, sizeof(l->fix));
-		wiring_append(l->fix, sizeof(l->fix), "bring %s (%s) and %s (%s) to the same macOS "
-		    "build", g->nodes[e->ai].name, g->nodes[e->ai].os_build, g->nodes[e->bi].name,
-		    g->nodes[e->bi].os_build);
+}
+
+/* The rules' fixes for the cable e found for link l, in verdict order. */
+static void
+fix_rules(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+{
+	int v = 0;
+
+	while (v < WIRING_VERDICT_COUNT) {
+		int to = v;
+
+		while (to < WIRING_VERDICT_COUNT && wiring_rules[to].fix_end)
+			to++;
+		if (to > v) {
+			fix_ends(g, v, to, l);
+			v = to;
+			continue;
+		}
+		if (wiring_rules[v].fix_cable && (l->problems & BIT(v)))
+			wiring_rules[v].fix_cable(g, e, l);
+		v++;
 	}
 }
 
@@ -398,9 +355,8 @@ wiring_fix_text(const struct wiring_graph *g, const struct wiring_want *w,
 		fix_missing(g, w, l);
 	if (l->problems & BIT(WIRING_MISWIRED))
 		fix_miswired(g, w, e, oa, ob, l);
-	if (e != NULL && (l->problems & ~(BIT(WIRING_UNKNOWN) | BIT(WIRING_MISSING) |
-	    BIT(WIRING_MISWIRED))) != 0)
-		fix_health(g, e, l);
+	if (e != NULL)
+		fix_rules(g, e, l);
 }
 
 /* Does another, matched edge join the same two nodes as e? */

@@ -1,8 +1,9 @@
 /*
  * What the wiring engine's files share (not for other modules: use
  * wiring.h).  The observed graph is built by wiring_graph.c; wiring.c
- * matches it against the expectation; wiring_verdict.c judges one link;
- * wiring_fix.c writes its evidence and fix; wiring_cluster.c concludes.
+ * matches it against the expectation; wiring_verdict.c judges one link,
+ * running the checks of wiring_rules.c; wiring_fix.c writes its evidence
+ * and fix, running the fixes of wiring_rules.c; wiring_cluster.c concludes.
  */
 #ifndef TBMESH_WIRING_INT_H
 #define TBMESH_WIRING_INT_H
@@ -58,7 +59,58 @@ void wiring_side_fill(const struct wiring_graph *g, int i, int p, const char *na
 /* The verdict a set of problem bits gives. */
 enum wiring_verdict wiring_first_problem(unsigned problems);
 
+/* Node n's RDMA device for interface ifname, or NULL (none, or ifname ""). */
+const struct wiring_rdma_device *wiring_device_for(const struct wiring_node *n,
+    const char *ifname);
+
+/*
+ * A verdict's rule: how the engine finds its problem on a cable, and the
+ * fix it writes.  wiring_rules[v] is verdict v's (wiring_rules.c); the
+ * verdicts, their words and order are proto's WIRING_VERDICTS.
+ *
+ * The structural verdicts (pass, unknown, missing, miswired) have a row
+ * that says so and nothing else: pass is no problem; unknown is what the
+ * engine cannot judge (a node outside the cluster, no or a stale report,
+ * an RDMA state not read, a peer no member reports); missing and miswired
+ * come from matching cables to the expectation.  wiring_verdict.c finds
+ * them and wiring_fix.c writes their fixes, before any rule's.
+ *
+ * Every other verdict has at least one check and one fix.  The checks
+ * (NULL: none at that level) return 1 when the problem is there:
+ *   node   a member with a fresh report, alone;
+ *   end    node i's port p at one end of a cable both ends report (each
+ *          end is checked; a fresh report is not required);
+ *   cable  a cable between two members, seen from one end or both.
+ * A cable's problems are the union over its nodes, ends and itself, less
+ * those a problem found explains away (hides).  The fix, one of:
+ *   fix_end    for each end of the link on a member with a fresh report:
+ *              node i, the port p its side names (-1: none), that side;
+ *              it writes nothing when its problem is not at this end;
+ *   fix_cable  once for the link, with the cable e found for it.
+ * Each is called only when the link has the problem, and adds its
+ * sentences with wiring_fix_add().  A link's fixes come in verdict order;
+ * the fix_end fixes of consecutive verdicts go end by end (all of a's,
+ * then all of b's).
+ */
+struct wiring_rule {
+	enum wiring_verdict verdict;      /* its own index: a row that is there */
+	int structural;
+	int (*node)(const struct wiring_node *n);
+	int (*end)(const struct wiring_graph *g, int i, int p);
+	int (*cable)(const struct wiring_graph *g, const struct wiring_edge *e);
+	unsigned hides;                   /* problem bits this one explains away */
+	void (*fix_end)(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+	    struct wiring_link *l);
+	void (*fix_cable)(const struct wiring_graph *g, const struct wiring_edge *e,
+	    struct wiring_link *l);
+};
+
+extern const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT];
+
 /* Texts (wiring_fix.c). */
+/* Append a sentence to l->fix, after "; " when it has one already. */
+void wiring_fix_add(struct wiring_link *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void wiring_fix_text(const struct wiring_graph *g, const struct wiring_want *w,
     const struct wiring_edge *e, const struct wiring_edge *other_a,
     const struct wiring_edge *other_b, struct wiring_link *l);

@@ -1,10 +1,10 @@
 /*
  * One link's verdict: which of DESIGN.md's problems an observed cable has
- * (unknown, one-sided, bridge-loop, rdma-off, port-down, no-ipv4, degraded,
- * os-skew), and, against what was expected, whether it is missing or
- * miswired.  The verdict is the first problem in enum order.  An os-skew
- * that an open OS update rollout expects (wiring_skew_expected()) keeps its
- * verdict and says so: expected_during_rollout and the fix.
+ * (unknown here, the others by the checks of wiring_rules.c), and, against
+ * what was expected, whether it is missing or miswired.  The verdict is
+ * the first problem in enum order.  An os-skew that an open OS update
+ * rollout expects (wiring_skew_expected()) keeps its verdict and says so:
+ * expected_during_rollout and the fix.
  */
 #include "wiring_int.h"
 
@@ -23,8 +23,8 @@ wiring_first_problem(unsigned problems)
 	return WIRING_PASS;
 }
 
-static const struct wiring_rdma_device *
-device_for(const struct wiring_node *n, const char *ifname)
+const struct wiring_rdma_device *
+wiring_device_for(const struct wiring_node *n, const char *ifname)
 {
 	if (ifname[0] == '\0')
 		return NULL;
@@ -49,11 +49,12 @@ wiring_side_fill(const struct wiring_graph *g, int i, int p, const char *name,
 	wiring_scopy(s->receptacle, sizeof(s->receptacle), wp->receptacle);
 	wiring_scopy(s->interface, sizeof(s->interface), wp->interface);
 	wiring_scopy(s->ipv4, sizeof(s->ipv4), wp->ipv4);
-	if ((d = device_for(&g->nodes[i], wp->interface)) != NULL)
+	if ((d = wiring_device_for(&g->nodes[i], wp->interface)) != NULL)
 		wiring_scopy(s->rdma_device, sizeof(s->rdma_device), d->name);
 }
 
-/* Node-level problems: no fresh report, bridge loop, RDMA off or unknown. */
+/* A node's problems: unknown without a fresh report or its RDMA state;
+ * with a fresh report, the node checks'. */
 static unsigned
 node_problems(const struct wiring_node *n)
 {
@@ -61,12 +62,11 @@ node_problems(const struct wiring_node *n)
 
 	if (n->freshness != WIRING_REPORT_FRESH)
 		return BIT(WIRING_UNKNOWN);
-	if (n->bridge_active == TRI_TRUE && n->bridge_tb_members != 0)
-		bits |= BIT(WIRING_BRIDGE_LOOP);
-	if (n->rdma == RDMA_STATE_DISABLED)
-		bits |= BIT(WIRING_RDMA_OFF);
-	else if (n->rdma == RDMA_STATE_UNKNOWN)
+	if (n->rdma == RDMA_STATE_UNKNOWN)
 		bits |= BIT(WIRING_UNKNOWN);
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if (wiring_rules[v].node && wiring_rules[v].node(n))
+			bits |= BIT(v);
 	return bits;
 }
 
@@ -77,7 +77,7 @@ wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
 	const struct wiring_node *n = &nodes[i];
 
 	if (n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && p->interface[0] != '\0' &&
-	    device_for(n, p->interface) == NULL)
+	    wiring_device_for(n, p->interface) == NULL)
 		return 0;
 	if (p->domain_uuid[0] == '\0')
 		return 1;
@@ -94,48 +94,54 @@ wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
 	return 1;
 }
 
-/* Port-level problems at one end of a cable both ends report. */
+/* The end checks' problems at node i's port p, one end of a cable both
+ * ends report. */
 static unsigned
-port_problems(const struct wiring_graph *g, int i, int p)
+end_problems(const struct wiring_graph *g, int i, int p)
 {
-	const struct wiring_node *n = &g->nodes[i];
-	const struct wiring_port *wp = &n->ports[p];
-	const struct wiring_rdma_device *d = device_for(n, wp->interface);
 	unsigned bits = 0;
 
-	if (wp->peer_rdma_service == TRI_FALSE)
-		bits |= BIT(WIRING_RDMA_OFF);
-	if (n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && wp->interface[0] && !d)
-		bits |= BIT(WIRING_RDMA_OFF);
-	if (d && d->port_state == RDMA_PORT_DOWN)
-		bits |= BIT(WIRING_PORT_DOWN);
-	if (wp->n_ipv4 == 0)
-		bits |= BIT(WIRING_NO_IPV4);
-	if (!isnan(wp->speed_gbps) && wp->speed_gbps < WIRING_SPEED_FULL_GBPS)
-		bits |= BIT(WIRING_DEGRADED);
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if (wiring_rules[v].end && wiring_rules[v].end(g, i, p))
+			bits |= BIT(v);
 	return bits;
+}
+
+/* The cable checks' problems of e, a cable between two members. */
+static unsigned
+cable_problems(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	unsigned bits = 0;
+
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if (wiring_rules[v].cable && wiring_rules[v].cable(g, e))
+			bits |= BIT(v);
+	return bits;
+}
+
+/* bits less the problems one of them explains away. */
+static unsigned
+less_hidden(unsigned bits)
+{
+	unsigned hidden = 0;
+
+	for (int v = 0; v < WIRING_VERDICT_COUNT; v++)
+		if (bits & BIT(v))
+			hidden |= wiring_rules[v].hides;
+	return bits & ~hidden;
 }
 
 unsigned
 wiring_edge_problems(const struct wiring_graph *g, const struct wiring_edge *e)
 {
-	const struct wiring_node *a = &g->nodes[e->ai], *b;
 	unsigned bits;
 
 	if (e->bi < 0)
-		return BIT(WIRING_UNKNOWN) | node_problems(a);
-	b = &g->nodes[e->bi];
-	bits = node_problems(a) | node_problems(b);
-	if (!e->both)
-		bits |= BIT(WIRING_ONE_SIDED);
-	else
-		bits |= port_problems(g, e->ai, e->ap) | port_problems(g, e->bi, e->bp);
-	if (a->os_build[0] && b->os_build[0] && strcmp(a->os_build, b->os_build) != 0)
-		bits |= BIT(WIRING_OS_SKEW);
-	/* a port is down because RDMA is off: say the cause only */
-	if (bits & BIT(WIRING_RDMA_OFF))
-		bits &= ~BIT(WIRING_PORT_DOWN);
-	return bits;
+		return less_hidden(BIT(WIRING_UNKNOWN) | node_problems(&g->nodes[e->ai]));
+	bits = node_problems(&g->nodes[e->ai]) | node_problems(&g->nodes[e->bi]);
+	if (e->both)
+		bits |= end_problems(g, e->ai, e->ap) | end_problems(g, e->bi, e->bp);
+	return less_hidden(bits | cable_problems(g, e));
 }
 
 static double

@@ -1,0 +1,204 @@
+/*
+ * The verdicts a cable can have, each a check and a fix, and the table
+ * (wiring_rules[]) that wiring_verdict.c and wiring_fix.c walk: see struct
+ * wiring_rule in wiring_int.h for when each function is called.
+ *
+ * Adding a verdict: its row in proto's WIRING_VERDICTS (word, meaning,
+ * place in the order), then here its check, its fix and its row.  The
+ * evidence (wiring_fix.c) states what an end reports whatever its verdict;
+ * a verdict that rests on a fact it does not show yet adds it there.
+ */
+#include "wiring_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BIT(v) (1u << (v))
+#define DEGRADED_FIX "Thunderbolt 5 needs an active cable or a passive one of at most 0.8 m"
+
+/* ---- one-sided ------------------------------------------------------ */
+
+static int
+one_sided(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	(void)g;
+	return !e->both;
+}
+
+static void
+one_sided_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+{
+	char ta[96], tb[96];
+
+	wiring_end_text(l->a.node, l->a.receptacle, ta, sizeof(ta));
+	wiring_end_text(l->b.node, l->b.receptacle, tb, sizeof(tb));
+	wiring_fix_add(l, "only %s sees the cable between %s and %s: reseat it at both ends, "
+	    "and replace it if that does not help", g->nodes[e->ai].name, ta, tb);
+}
+
+/* ---- bridge-loop ---------------------------------------------------- */
+
+static int
+bridge_loop(const struct wiring_node *n)
+{
+	return n->bridge_active == TRI_TRUE && n->bridge_tb_members != 0;
+}
+
+static void
+bridge_loop_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	(void)p;
+	(void)s;
+	if (bridge_loop(&g->nodes[i]))
+		wiring_fix_add(l, "turn off the Thunderbolt Bridge on %s (networksetup "
+		    "-setnetworkserviceenabled \"Thunderbolt Bridge\" off)", g->nodes[i].name);
+}
+
+/* ---- rdma-off ------------------------------------------------------- */
+
+static int
+rdma_off_node(const struct wiring_node *n)
+{
+	return n->rdma == RDMA_STATE_DISABLED;
+}
+
+/* The far end sees no RDMA service here, or RDMA is on and the port's
+ * interface has no RDMA device. */
+static int
+rdma_off_end(const struct wiring_graph *g, int i, int p)
+{
+	const struct wiring_node *n = &g->nodes[i];
+	const struct wiring_port *wp = &n->ports[p];
+
+	return wp->peer_rdma_service == TRI_FALSE || (n->rdma == RDMA_STATE_ENABLED &&
+	    n->n_devices >= 0 && wp->interface[0] && !wiring_device_for(n, wp->interface));
+}
+
+static void
+rdma_off_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+
+	(void)s;
+	if (nd->rdma == RDMA_STATE_DISABLED)
+		wiring_fix_add(l, "boot %s into Recovery and run rdma_ctl enable", nd->name);
+	else if (p >= 0 && !wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p]))
+		wiring_fix_add(l, "move the cable off %s receptacle %s: it does not carry RDMA",
+		    nd->name, nd->ports[p].receptacle);
+}
+
+/* ---- port-down ------------------------------------------------------ */
+
+static int
+port_down(const struct wiring_graph *g, int i, int p)
+{
+	const struct wiring_node *n = &g->nodes[i];
+	const struct wiring_rdma_device *d = wiring_device_for(n, n->ports[p].interface);
+
+	return d && d->port_state == RDMA_PORT_DOWN;
+}
+
+static void
+port_down_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+	const struct wiring_rdma_device *d;
+
+	if (!s->rdma_device[0] || p < 0)
+		return;
+	d = wiring_device_for(nd, nd->ports[p].interface);
+	if (d && d->port_state == RDMA_PORT_DOWN)
+		wiring_fix_add(l, "%s on %s is down with the cable up: reseat the cable, check "
+		    "rdma_ctl status at both ends, then reboot %s if it stays down", d->name,
+		    nd->name, nd->name);
+}
+
+/* ---- no-ipv4 -------------------------------------------------------- */
+
+static int
+no_ipv4(const struct wiring_graph *g, int i, int p)
+{
+	return g->nodes[i].ports[p].n_ipv4 == 0;
+}
+
+static void
+no_ipv4_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+
+	(void)s;
+	if (p >= 0 && nd->ports[p].n_ipv4 == 0)
+		wiring_fix_add(l, "give %s %s (receptacle %s) an IPv4 address: JACCL cannot start "
+		    "without one", nd->name, nd->ports[p].interface[0] ? nd->ports[p].interface :
+		    "its interface", nd->ports[p].receptacle);
+}
+
+/* ---- degraded ------------------------------------------------------- */
+
+static int
+degraded(const struct wiring_graph *g, int i, int p)
+{
+	double s = g->nodes[i].ports[p].speed_gbps;
+
+	return !isnan(s) && s < WIRING_SPEED_FULL_GBPS;
+}
+
+static void
+degraded_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+{
+	char ta[96], tb[96];
+
+	(void)g;
+	(void)e;
+	wiring_end_text(l->a.node, l->a.receptacle, ta, sizeof(ta));
+	wiring_end_text(l->b.node, l->b.receptacle, tb, sizeof(tb));
+	wiring_fix_add(l, "replace the cable between %s and %s: it runs at %g Gb/s; "
+	    DEGRADED_FIX, ta, tb, l->speed_gbps);
+}
+
+/* ---- os-skew -------------------------------------------------------- */
+
+static int
+os_skew(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	const struct wiring_node *a = &g->nodes[e->ai], *b = &g->nodes[e->bi];
+
+	return a->os_build[0] && b->os_build[0] && strcmp(a->os_build, b->os_build) != 0;
+}
+
+static void
+os_skew_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+{
+	const struct wiring_node *a = &g->nodes[e->ai];
+
+	if (e->bi >= 0)
+		wiring_fix_add(l, "bring %s (%s) and %s (%s) to the same macOS build", a->name,
+		    a->os_build, g->nodes[e->bi].name, g->nodes[e->bi].os_build);
+}
+
+/* ---- the table ------------------------------------------------------ */
+
+const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT] = {
+	[WIRING_PASS] = {.verdict = WIRING_PASS, .structural = 1},
+	[WIRING_UNKNOWN] = {.verdict = WIRING_UNKNOWN, .structural = 1},
+	[WIRING_MISSING] = {.verdict = WIRING_MISSING, .structural = 1},
+	[WIRING_MISWIRED] = {.verdict = WIRING_MISWIRED, .structural = 1},
+	[WIRING_ONE_SIDED] = {.verdict = WIRING_ONE_SIDED, .cable = one_sided,
+	    .fix_cable = one_sided_fix},
+	[WIRING_BRIDGE_LOOP] = {.verdict = WIRING_BRIDGE_LOOP, .node = bridge_loop,
+	    .fix_end = bridge_loop_fix},
+	/* a port is down because RDMA is off: say the cause only */
+	[WIRING_RDMA_OFF] = {.verdict = WIRING_RDMA_OFF, .node = rdma_off_node,
+	    .end = rdma_off_end, .hides = BIT(WIRING_PORT_DOWN), .fix_end = rdma_off_fix},
+	[WIRING_PORT_DOWN] = {.verdict = WIRING_PORT_DOWN, .end = port_down,
+	    .fix_end = port_down_fix},
+	[WIRING_NO_IPV4] = {.verdict = WIRING_NO_IPV4, .end = no_ipv4, .fix_end = no_ipv4_fix},
+	[WIRING_DEGRADED] = {.verdict = WIRING_DEGRADED, .end = degraded,
+	    .fix_cable = degraded_fix},
+	[WIRING_OS_SKEW] = {.verdict = WIRING_OS_SKEW, .cable = os_skew,
+	    .fix_cable = os_skew_fix},
+};
