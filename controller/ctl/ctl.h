@@ -2,23 +2,32 @@
  * tbctl, the operator's command line over the controller's API.
  *
  * A run is: parse the global options (ctl_parse_global), find the command
- * in the table (ctl_cmd_find), parse its arguments into a struct ctl_args
- * (ctl_parse_args), then the command's handler sends one request and prints
- * the reply through ctl_output.c (people) or ctl_output_json.c (--json).
+ * among the entries tbctl.c assembles (ctl_cmd_find), parse its arguments
+ * into a struct ctl_args (ctl_parse_args), pick the output once
+ * (ctl_output_text, or ctl_output_json for --json), then the command's
+ * handler sends one request and hands the reply to that output.
+ *
+ * Each command group's file (ctl_nodes.c, ctl_wiring.c, ...) holds its
+ * commands' entries (name, usage, help, options, handler: struct ctl_cmd)
+ * and their handlers, which never print a reply themselves.
  *
  * Handlers return an exit status: CTL_EXIT_OK, CTL_EXIT_FAIL after printing
  * one "tbctl: reason" line on stderr, or CTL_EXIT_USAGE for a command line
  * that makes no sense (also one line).
  *
- * Everything in ctl_parse.c and ctl_output.c is pure (no network, no
- * clock they were not given) and is what tests/unit/test_ctl_output.c covers.
+ * Everything in ctl_parse.c, ctl_format.c and the printers of ctl_output.h
+ * is pure (no network, no clock they were not given) and is what
+ * tests/unit/test_ctl_*.c cover.
  */
 #ifndef TBMESH_CTL_H
 #define TBMESH_CTL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ctl_output.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_FAIL 1
@@ -28,40 +37,65 @@
 #define CTL_DEFAULT_TOKEN_FILE ".config/tbmesh/token"  /* under $HOME */
 #define CTL_POS_MAX 64           /* positional arguments of one command */
 
-/* Options a command accepts besides --json and --help (bits of ctl_cmd.opts). */
+/*
+ * The options a command may take besides --json and --help: X(ID, name,
+ * field of struct ctl_args, kind).  A VALUE option is "--name V" or
+ * "--name=V" and sets a const char *; a FLAG is "--name" alone and sets an
+ * int to 1.  The enum, the parser's table (ctl_parse.c) and the sets of
+ * ctl_cmd.opts are made from this list.
+ */
+#define CTL_OPTIONS(X) \
+	X(REASON, "reason", reason, VALUE) \
+	X(ROLE, "role", role, VALUE) \
+	X(TTL, "ttl", ttl, VALUE) \
+	X(CLUSTER, "cluster", cluster, VALUE) \
+	X(LABEL, "label", label, VALUE) \
+	X(NODE, "node", node, VALUE) \
+	X(SINCE, "since", since, VALUE) \
+	X(LIMIT, "limit", limit, VALUE) \
+	X(TOPOLOGY, "topology", topology, VALUE) \
+	X(STRATEGY, "strategy", strategy, VALUE) \
+	X(CONTEXT, "context", context, VALUE) \
+	X(NODES, "nodes", nodes, VALUE) \
+	X(HOSTFILE, "hostfile", hostfile, VALUE) \
+	X(RUNTIME, "runtime", runtime, VALUE) \
+	X(ENTRY, "entry", entry, VALUE) \
+	X(HOST, "host", host, VALUE) \
+	X(PORT, "port", port, VALUE) \
+	X(USER, "user", user, VALUE) \
+	X(FINGERPRINT, "fingerprint", fingerprint, VALUE) \
+	X(PASSWORD_FILE, "password-file", password_file, VALUE) \
+	X(TARGET, "target", target, VALUE) \
+	X(MODE, "mode", mode, VALUE) \
+	X(MAX_UNAVAILABLE, "max-unavailable", max_unavailable, VALUE) \
+	X(WINDOW, "window", window, VALUE) \
+	X(KEY, "key", key, VALUE) \
+	X(AGENT_BINARY, "agent-binary", agent_binary, VALUE) \
+	X(WIRED_LIMIT_MB, "wired-limit-mb", wired_limit_mb, VALUE) \
+	X(NAME, "name", name, VALUE) \
+	X(IP_BASE, "ip-base", ip_base, VALUE) \
+	X(ACCEPT, "accept", accept, FLAG) \
+	X(SAVE, "save", save, FLAG) \
+	X(ACCEPT_NEW, "accept-new", accept_new, FLAG) \
+	X(PRINT_SUDOERS, "print-sudoers", print_sudoers, FLAG) \
+	X(APPLY, "apply", apply, FLAG) \
+	X(DRY_RUN, "dry-run", dry_run, FLAG) \
+	X(NETWORK, "network", network, FLAG) \
+	X(FAST_SYNCH, "fast-synch", fast_synch, FLAG)
+
+/* Each option's number: its bit in a ctl_optset. */
 enum ctl_opt {
-	CTL_OPT_REASON = 1 << 0,
-	CTL_OPT_ROLE = 1 << 1,
-	CTL_OPT_TTL = 1 << 2,
-	CTL_OPT_CLUSTER = 1 << 3,
-	CTL_OPT_LABEL = 1 << 4,
-	CTL_OPT_NODE = 1 << 5,
-	CTL_OPT_SINCE = 1 << 6,
-	CTL_OPT_LIMIT = 1 << 7,
-	CTL_OPT_ACCEPT = 1 << 8,   /* --accept, a flag without a value */
-	CTL_OPT_TOPOLOGY = 1 << 9,
-	CTL_OPT_SAVE = 1 << 10,        /* a flag: --save */
-	CTL_OPT_HOST = 1 << 11,
-	CTL_OPT_PORT = 1 << 12,
-	CTL_OPT_USER = 1 << 13,
-	CTL_OPT_FINGERPRINT = 1 << 14,
-	CTL_OPT_PASSWORD_FILE = 1 << 15,
-	CTL_OPT_TARGET = 1 << 16,
-	CTL_OPT_MODE = 1 << 17,
-	CTL_OPT_MAX_UNAVAILABLE = 1 << 18,
-	CTL_OPT_WINDOW = 1 << 19,
-	CTL_OPT_DRY_RUN = 1 << 20,     /* a flag: --dry-run */
-	CTL_OPT_STRATEGY = 1 << 21,  /* placement's, from bit 21 */
-	CTL_OPT_CONTEXT = 1 << 22,
-	CTL_OPT_NODES = 1 << 23,
-	CTL_OPT_HOSTFILE = 1 << 24,
-	CTL_OPT_APPLY = 1 << 25,     /* a flag: --apply */
-	CTL_OPT_KEY = 1 << 26,         /* node add: --key */
-	CTL_OPT_ACCEPT_NEW = 1 << 27,  /* node add: a flag, --accept-new */
-	CTL_OPT_AGENT = 1 << 28,       /* node add: --agent-binary, --wired-limit-mb, --name */
-	CTL_OPT_NETWORK = 1 << 29,     /* a flag: --network */
-	CTL_OPT_RUNTIME = 1 << 30,     /* place: --runtime, --entry, and the flag --fast-synch */
+#define CTL_OPT_ENUM(id, name, field, kind) CTL_O_##id,
+	CTL_OPTIONS(CTL_OPT_ENUM)
+#undef CTL_OPT_ENUM
+	CTL_OPT_COUNT
 };
+
+/* The options a command takes: CTL_OPT(SINCE) | CTL_OPT(LIMIT). */
+typedef uint64_t ctl_optset;
+#define CTL_OPT(id) ((ctl_optset)1 << CTL_O_##id)
+_Static_assert(CTL_OPT_COUNT <= sizeof(ctl_optset) * CHAR_BIT,
+    "one more option than ctl_optset has bits: make the set wider");
 
 /* The global options, before the command.  Strings point into argv or environ. */
 struct ctl_global {
@@ -73,7 +107,7 @@ struct ctl_global {
 	int version;
 };
 
-/* A command, parsed: strings point into argv; NULL when not given. */
+/* A command, parsed: strings point into argv; NULL when not given; flags 0 or 1. */
 struct ctl_args {
 	const char *pos[CTL_POS_MAX];
 	int npos;
@@ -93,7 +127,7 @@ struct ctl_args {
 	const char *wired_limit_mb;
 	const char *name;
 	const char *ip_base;       /* node add: --ip-base A.B.0.0 */
-	int accept_new;            /* flags */
+	int accept_new;
 	int print_sudoers;         /* node add: print the sudoers drop-in, contact nobody */
 	int dry_run;
 	int network;
@@ -114,22 +148,68 @@ struct ctl_args {
 };
 
 struct ctl_client;
-struct api_node;
-struct api_token;
-struct api_event;
-struct api_cluster;
 struct api_token_request;
-struct report;
 
-/* One entry of the command table (tbctl.c). */
+/*
+ * What a command does: send its request through cl and hand the reply to
+ * out.  Returns the exit status.
+ */
+typedef int ctl_handler(struct ctl_client *cl, const struct ctl_args *a,
+    const struct ctl_output *out);
+
+/* A command's entry, in the file of its group; tbctl.c lists them all. */
 struct ctl_cmd {
 	const char *name;         /* "node cordon": one or two words */
 	const char *usage;        /* what follows the name: "NODE --reason TEXT" */
 	const char *help;         /* description and options, for --help */
-	unsigned opts;            /* enum ctl_opt bits accepted */
+	ctl_optset opts;          /* the options it takes */
 	int min_pos, max_pos;     /* positional arguments (max -1: unlimited) */
-	int (*handler)(struct ctl_client *, const struct ctl_args *);
+	ctl_handler *handler;
+	/* more help, printed after help (generated: wiring check's verdicts); NULL none */
+	void (*help_more)(FILE *f);
 };
+
+/* The entries, by the file that holds them; tbctl.c gives --help's order. */
+extern const struct ctl_cmd ctl_cmd_nodes;            /* ctl_nodes.c */
+extern const struct ctl_cmd ctl_cmd_node_show;        /* ctl_show.c */
+extern const struct ctl_cmd ctl_cmd_node_history;     /* ctl_history.c */
+extern const struct ctl_cmd ctl_cmd_node_cordon;      /* ctl_nodes.c */
+extern const struct ctl_cmd ctl_cmd_node_uncordon;
+extern const struct ctl_cmd ctl_cmd_node_down;
+extern const struct ctl_cmd ctl_cmd_node_remove;
+extern const struct ctl_cmd ctl_cmd_node_accept;
+extern const struct ctl_cmd ctl_cmd_node_add;         /* ctl_prov.c */
+extern const struct ctl_cmd ctl_cmd_node_deprovision;
+extern const struct ctl_cmd ctl_cmd_node_ssh;         /* ctl_rollout.c */
+extern const struct ctl_cmd ctl_cmd_node_trust;
+extern const struct ctl_cmd ctl_cmd_credentials_set;
+extern const struct ctl_cmd ctl_cmd_rollout_start;
+extern const struct ctl_cmd ctl_cmd_rollout_status;
+extern const struct ctl_cmd ctl_cmd_rollout_pause;
+extern const struct ctl_cmd ctl_cmd_rollout_resume;
+extern const struct ctl_cmd ctl_cmd_rollout_abort;
+extern const struct ctl_cmd ctl_cmd_rollout_retry;
+extern const struct ctl_cmd ctl_cmd_token_create;     /* ctl_tokens.c */
+extern const struct ctl_cmd ctl_cmd_token_list;
+extern const struct ctl_cmd ctl_cmd_token_revoke;
+extern const struct ctl_cmd ctl_cmd_events;           /* ctl_events.c */
+extern const struct ctl_cmd ctl_cmd_clusters;         /* ctl_clusters.c */
+extern const struct ctl_cmd ctl_cmd_cluster_create;
+extern const struct ctl_cmd ctl_cmd_cluster_add;
+extern const struct ctl_cmd ctl_cmd_cluster_allow;
+extern const struct ctl_cmd ctl_cmd_cluster_disallow;
+extern const struct ctl_cmd ctl_cmd_wiring_check;     /* ctl_wiring.c */
+extern const struct ctl_cmd ctl_cmd_wiring_plan;
+extern const struct ctl_cmd ctl_cmd_wiring_import;
+extern const struct ctl_cmd ctl_cmd_wiring_export;
+extern const struct ctl_cmd ctl_cmd_wiring_expect;
+extern const struct ctl_cmd ctl_cmd_models;           /* ctl_place.c */
+extern const struct ctl_cmd ctl_cmd_models_add;
+extern const struct ctl_cmd ctl_cmd_place;
+extern const struct ctl_cmd ctl_cmd_placements;
+extern const struct ctl_cmd ctl_cmd_placement_show;
+extern const struct ctl_cmd ctl_cmd_placement_remove;
+extern const struct ctl_cmd ctl_cmd_placement_replan;
 
 /* ctl_parse.c */
 
@@ -159,11 +239,11 @@ int ctl_parse_global_tail(struct ctl_global *g, int *argc, char **argv, char *er
  * with the most words matching.  Sets *used to the number of words taken.
  * NULL when none matches.
  */
-const struct ctl_cmd *ctl_cmd_find(const struct ctl_cmd *table, int n, int argc, char **argv,
-    int *used);
+const struct ctl_cmd *ctl_cmd_find(const struct ctl_cmd *const *table, int n, int argc,
+    char **argv, int *used);
 
 /* 1 when word is the first word of a two-word command of the table ("node"). */
-int ctl_cmd_is_group(const struct ctl_cmd *table, int n, const char *word);
+int ctl_cmd_is_group(const struct ctl_cmd *const *table, int n, const char *word);
 
 /*
  * The arguments after the command's name: "--opt VALUE", "--opt=VALUE",
@@ -211,47 +291,28 @@ int ctl_token_read(const char *path, char *buf, size_t size, int *loose, char *e
  */
 int ctl_token_default(const char *home, char *buf, size_t size);
 
+/* ctl_common.c: what every command shares. */
+
 /* Print one "tbctl: ..." line on stderr. */
 void ctl_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ctl_errx, then return CTL_EXIT_FAIL / CTL_EXIT_USAGE. */
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ctl_nodes.c: what every handler shares. */
 /* The time now, in unix seconds. */
 double ctl_now(void);
 /* CTL_EXIT_OK when name is a valid node or cluster name (kind says which), else a usage error. */
 int ctl_name_check(const char *cmd, const char *kind, const char *name);
 /* CTL_EXIT_OK when text (option opt) is given, not blank, short enough, one line. */
 int ctl_reason_check(const char *cmd, const char *usage, const char *text, const char *opt);
-/* --json given before or after the command. */
-int ctl_want_json(struct ctl_client *cl, const struct ctl_args *a);
-
 /*
- * What a listing command does with its reply body: decode it, print it for
- * people on stdout, free it.  Returns 0; -1 when it does not decode (why in
- * err); CTL_SHOW_OOM when out of memory.
- */
-#define CTL_SHOW_OOM (-2)
-typedef int (*ctl_show_fn)(const char *body, size_t len, char *err, size_t errlen);
-/*
- * GET path and print the reply: as it came (indented) with --json, else
- * through show.  what names the reply in an error: "cannot decode what: ...".
+ * GET path and hand the reply to show (an entry of the output table).
  * Returns the exit status.
  */
-int ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *path,
-    const char *what, ctl_show_fn show);
+int ctl_get(struct ctl_client *cl, const struct ctl_args *a, const char *path,
+    ctl_reply_fn *show);
 
-/*
- * What the handlers print for people, given the decoded reply and the time
- * now (for ages).  Return 0, or -1 when out of memory.  ctl_nodes_print
- * sorts nodes by name (proto_natcmp); r may be NULL (no report yet).
- */
-int ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now);
-int ctl_show_print(FILE *f, const struct api_node *n, const struct report *r, double now);
-int ctl_tokens_print(FILE *f, const struct api_token *t, int n, double now);
-int ctl_events_print(FILE *f, const struct api_event *ev, int n);
-int ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now);
+/* Request builders: a command's arguments into what it sends. */
 
 /*
  * token create's options (role, ttl, cluster, label) into a request:
@@ -269,10 +330,11 @@ int ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *
 int ctl_events_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
     size_t errlen);
 
-/* ctl_prov.c: node add and node deprovision. */
-struct prov_api_request;
-struct prov_api_status;
+/* The request of node history (NODE, --since default an hour ago, --limit); 0 or -1 with err. */
+int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
+    size_t errlen);
 
+struct prov_api_request;
 /*
  * node add's arguments into a request: HOST, --user, --key (made absolute
  * with cwd), --port, --cluster, --name, --fingerprint or --accept-new,
@@ -282,94 +344,15 @@ struct prov_api_status;
 int ctl_prov_request(const struct ctl_args *a, const char *cwd, struct prov_api_request *req,
     char *err, size_t errlen);
 
-/*
- * Print what is new in status s since the last call: preflight lines from
- * *lines on, step records from *steps on (both advanced); when s has
- * ended, the outcome ("mac1 is ready", the failed step and what was undone,
- * the manual step).  Returns 0, or -1 when out of memory.
- */
-int ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps);
-
-/* 1 when status state has ended (not "running" nor "waiting"). */
+/* 1 when a provisioning status's state has ended (not "running" nor "waiting"). */
 int ctl_prov_ended(const char *state);
 
-
-/* ctl_place.c: what tbctl place, placements and models print. */
-struct plan;
 struct plan_request;
-struct catalog_model;
 /*
  * tbctl place's arguments into a request: MODEL, --cluster, --strategy,
  * --context, --nodes a,b,c.  0, or -1 with a message for a usage error.
  */
 int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
     size_t errlen);
-/* The plan for people; hostfile: the file it was written to (NULL: none). */
-int ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile);
-int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
-int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
-
-/* Handlers (ctl_nodes.c, ctl_show.c, ctl_tokens.c, ctl_events.c, ctl_clusters.c,
- * ctl_place.c). */
-int ctl_nodes_list(struct ctl_client *, const struct ctl_args *);
-int ctl_node_show(struct ctl_client *, const struct ctl_args *);
-int ctl_node_cordon(struct ctl_client *, const struct ctl_args *);
-int ctl_node_uncordon(struct ctl_client *, const struct ctl_args *);
-int ctl_node_down(struct ctl_client *, const struct ctl_args *);
-int ctl_node_accept(struct ctl_client *, const struct ctl_args *);
-int ctl_node_remove(struct ctl_client *, const struct ctl_args *);
-int ctl_node_add(struct ctl_client *, const struct ctl_args *);
-int ctl_node_deprovision(struct ctl_client *, const struct ctl_args *);
-int ctl_token_create(struct ctl_client *, const struct ctl_args *);
-int ctl_token_list(struct ctl_client *, const struct ctl_args *);
-int ctl_token_revoke(struct ctl_client *, const struct ctl_args *);
-int ctl_events(struct ctl_client *, const struct ctl_args *);
-int ctl_cluster_create(struct ctl_client *, const struct ctl_args *);
-int ctl_cluster_add(struct ctl_client *, const struct ctl_args *);
-int ctl_cluster_allow(struct ctl_client *, const struct ctl_args *);
-int ctl_cluster_disallow(struct ctl_client *, const struct ctl_args *);
-int ctl_clusters_list(struct ctl_client *, const struct ctl_args *);
-int ctl_wiring_check(struct ctl_client *, const struct ctl_args *);
-int ctl_wiring_plan(struct ctl_client *, const struct ctl_args *);
-int ctl_wiring_import(struct ctl_client *, const struct ctl_args *);
-int ctl_wiring_export(struct ctl_client *, const struct ctl_args *);
-int ctl_wiring_expect(struct ctl_client *, const struct ctl_args *);
-
-/* ctl_wiring.c: a wiring check and a cabling plan for people. 0, or -1 (memory). */
-struct wiring_result;
-struct wiring_plan_doc;
-int ctl_wiring_print(FILE *f, const struct wiring_result *r);
-int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
-int ctl_models_list(struct ctl_client *, const struct ctl_args *);
-int ctl_models_add(struct ctl_client *, const struct ctl_args *);
-int ctl_place(struct ctl_client *, const struct ctl_args *);
-int ctl_placements_list(struct ctl_client *, const struct ctl_args *);
-int ctl_placement_show(struct ctl_client *, const struct ctl_args *);
-int ctl_placement_remove(struct ctl_client *, const struct ctl_args *);
-int ctl_placement_replan(struct ctl_client *, const struct ctl_args *);
-
-/* ctl_history.c: tbctl node history. */
-int ctl_node_history(struct ctl_client *, const struct ctl_args *);
-struct api_sample;
-/* The request of node history (NODE, --since default an hour ago, --limit); 0 or -1 with err. */
-int ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
-    size_t errlen);
-int ctl_history_print(FILE *f, const struct api_sample *s, int n);
-/* ctl_rollout.c: SSH access, credentials, OS updates */
-int ctl_node_ssh(struct ctl_client *, const struct ctl_args *);
-int ctl_node_trust(struct ctl_client *, const struct ctl_args *);
-int ctl_credentials_set(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_start(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_status(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_pause(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_resume(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_abort(struct ctl_client *, const struct ctl_args *);
-int ctl_rollout_retry(struct ctl_client *, const struct ctl_args *);
-
-struct ro_campaign;
-/* rollout status for people: one campaign with its nodes, at time now. */
-int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
-/* The list of campaigns, newest first. */
-int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
 
 #endif

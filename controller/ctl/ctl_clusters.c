@@ -1,6 +1,6 @@
 /*
- * tbctl cluster create NAME, cluster add NAME NODE..., cluster allow and
- * cluster disallow NAME SERIAL..., clusters.
+ * tbctl clusters, cluster create NAME, cluster add NAME NODE..., cluster
+ * allow and cluster disallow NAME SERIAL...
  */
 #include "ctl.h"
 
@@ -10,10 +10,71 @@
 
 #include "api_json.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 
-int
-ctl_cluster_create(struct ctl_client *cl, const struct ctl_args *a)
+/* "a, b and c": up to CTL_POS_MAX names or serials, each checked valid. */
+#define NAMES_MAX (CTL_POS_MAX * (API_NAME_MAX + 5) + 1)
+
+static ctl_handler clusters_list, cluster_create, cluster_add, cluster_allow,
+    cluster_disallow;
+
+const struct ctl_cmd ctl_cmd_clusters = {
+	.name = "clusters",
+	.usage = "",
+	.help =
+	    "List the clusters.\n"
+	    "NODES is how many nodes each has, CREATED how long ago it was created,\n"
+	    "ALLOWED the serial numbers on its allow-list.\n",
+	.min_pos = 0, .max_pos = 0,
+	.handler = clusters_list,
+};
+
+const struct ctl_cmd ctl_cmd_cluster_create = {
+	.name = "cluster create",
+	.usage = "NAME",
+	.help =
+	    "Create an empty cluster.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = cluster_create,
+};
+
+const struct ctl_cmd ctl_cmd_cluster_add = {
+	.name = "cluster add",
+	.usage = "NAME NODE...",
+	.help =
+	    "Put nodes into a cluster.\n",
+	.min_pos = 2, .max_pos = -1,
+	.handler = cluster_add,
+};
+
+const struct ctl_cmd ctl_cmd_cluster_allow = {
+	.name = "cluster allow",
+	.usage = "NAME SERIAL...",
+	.help =
+	    "Put serial numbers on a cluster's allow-list.\n"
+	    "A Mac whose serial is on it and that enrols with a bootstrap token for\n"
+	    "the cluster is accepted at once, without tbctl node accept.\n",
+	.min_pos = 2, .max_pos = -1,
+	.handler = cluster_allow,
+};
+
+const struct ctl_cmd ctl_cmd_cluster_disallow = {
+	.name = "cluster disallow",
+	.usage = "NAME SERIAL...",
+	.help =
+	    "Take serial numbers off a cluster's allow-list.\n"
+	    "Nodes already accepted stay as they are.\n",
+	.min_pos = 2, .max_pos = -1,
+	.handler = cluster_disallow,
+};
+
+static int
+clusters_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
+{
+	return ctl_get(cl, a, "/v1/clusters", out->clusters);
+}
+
+static int
+cluster_create(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char what[API_NAME_MAX + 16], *body;
 	struct ctl_reply r;
@@ -26,27 +87,30 @@ ctl_cluster_create(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(what, sizeof(what), "cluster %s", a->pos[0]);
 	rc = ctl_call(cl, "POST", "/v1/clusters", body, what, &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK)
-		printf("cluster %s created\n", a->pos[0]);
+	if (rc == CTL_EXIT_OK)
+		rc = out->done(&r, "cluster %s created", a->pos[0]);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-/* "mac1, mac2 and mac3" on stdout. */
-static void
-print_names(const char *const *names, int n)
+/* "mac1, mac2 and mac3" into buf (NAMES_MAX bytes). */
+static const char *
+names_join(const char *const *names, int n, char *buf, size_t size)
 {
-	for (int i = 0; i < n; i++)
-		printf("%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		    i == 0 ? "" : i == n - 1 ? " and " : ", ", names[i]);
+	return buf;
 }
 
-int
-ctl_cluster_add(struct ctl_client *cl, const struct ctl_args *a)
+static int
+cluster_add(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	const char *const *nodes = a->pos + 1;
-	char path[256], what[API_NAME_MAX + 16], *body;
+	char path[256], what[API_NAME_MAX + 16], names[NAMES_MAX], *body;
 	struct ctl_reply r;
 	int rc, n = a->npos - 1;
 
@@ -62,23 +126,20 @@ ctl_cluster_add(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_fail("out of memory");
 	rc = ctl_call(cl, "POST", path, body, what, &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK) {
-		print_names(nodes, n);
-		printf(" added to cluster %s\n", a->pos[0]);
-	}
+	if (rc == CTL_EXIT_OK)
+		rc = out->done(&r, "%s added to cluster %s",
+		    names_join(nodes, n, names, sizeof(names)), a->pos[0]);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-/* allow-list, cluster allow, cluster disallow: "NAME SERIAL..." */
+/* cluster allow, cluster disallow: "NAME SERIAL..." */
 static int
-allow_change(struct ctl_client *cl, const struct ctl_args *a, const char *cmd,
-    const char *action, const char *done)
+allow_change(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out,
+    const char *cmd, const char *action, const char *done)
 {
 	const char *const *serials = a->pos + 1;
-	char path[256], what[API_NAME_MAX + 16], *body;
+	char path[256], what[API_NAME_MAX + 16], names[NAMES_MAX], *body;
 	struct ctl_reply r;
 	int rc, n = a->npos - 1;
 
@@ -96,73 +157,21 @@ allow_change(struct ctl_client *cl, const struct ctl_args *a, const char *cmd,
 		return ctl_fail("out of memory");
 	rc = ctl_call(cl, "POST", path, body, what, &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK) {
-		print_names(serials, n);
-		printf(" %s cluster %s's allow-list\n", done, a->pos[0]);
-	}
+	if (rc == CTL_EXIT_OK)
+		rc = out->done(&r, "%s %s cluster %s's allow-list",
+		    names_join(serials, n, names, sizeof(names)), done, a->pos[0]);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_cluster_allow(struct ctl_client *cl, const struct ctl_args *a)
+static int
+cluster_allow(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return allow_change(cl, a, "cluster allow", "/allow", "on");
-}
-
-int
-ctl_cluster_disallow(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return allow_change(cl, a, "cluster disallow", "/disallow", "off");
-}
-
-/* "A B C" into buf, "-" for none. */
-static const char *
-fmt_allow(const struct api_names *l, char *buf, size_t n)
-{
-	size_t len = 0;
-
-	snprintf(buf, n, "-");
-	for (int i = 0; i < l->n && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", l->v[i]);
-	return buf;
-}
-
-int
-ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now)
-{
-	static const char *headers[] = { "NAME", "NODES", "CREATED", "ALLOWED" };
-	struct ctl_table *t = ctl_table_new(4, headers);
-	char nodes[16], created[CTL_FMT_MAX], allow[API_ALLOW_MAX * (API_NAME_MAX + 1) + 2];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		snprintf(nodes, sizeof(nodes), "%d", c[i].n_nodes);
-		const char *cells[] = { c[i].name, nodes,
-			ctl_fmt_age(c[i].created_at, now, created, sizeof(created)),
-			fmt_allow(&c[i].allow, allow, sizeof(allow)) };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
+	return allow_change(cl, a, out, "cluster allow", "/allow", "on");
 }
 
 static int
-show_clusters(const char *body, size_t len, char *err, size_t errlen)
+cluster_disallow(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	struct api_cluster *c = NULL;
-	int n, rc = -1;
-
-	if (api_json_decode_clusters(body, len, &c, &n, err, errlen) == 0)
-		rc = ctl_clusters_print(stdout, c, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
-	free(c);
-	return rc;
-}
-
-int
-ctl_clusters_list(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return ctl_get_show(cl, a, "/v1/clusters", "the list of clusters", show_clusters);
+	return allow_change(cl, a, out, "cluster disallow", "/disallow", "off");
 }

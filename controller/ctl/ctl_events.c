@@ -10,11 +10,27 @@
 #include <string.h>
 
 #include "api_json.h"
-#include "ctl_http.h"
-#include "ctl_output.h"
 
 #define LIMIT_MAX 100000
 #define SINCE_MAX 1e11
+
+static ctl_handler events_list;
+
+const struct ctl_cmd ctl_cmd_events = {
+	.name = "events",
+	.usage = "[--node NODE] [--since TIME] [--limit N]",
+	.help =
+	    "Show the event log.\n"
+	    "Times are in UTC.\n"
+	    "  --node NODE       only the events about this node\n"
+	    "  --since TIME      unix seconds, 2025-11-22T03:40:01Z, \"2025-11-22 03:40:01\"\n"
+	    "                    (UTC), 2025-11-22, or a duration back from now: 10m, 2h, 7d\n"
+	    "  --limit N         at most N events (1 to 100000; the controller's default\n"
+	    "                    is 1000)\n",
+	.opts = CTL_OPT(NODE) | CTL_OPT(SINCE) | CTL_OPT(LIMIT),
+	.min_pos = 0, .max_pos = 0,
+	.handler = events_list,
+};
 
 /* Append "&key=value" (or "?key=value" first) to buf. */
 static int
@@ -67,41 +83,12 @@ toolong:
 	return -1;
 }
 
-int
-ctl_events_print(FILE *f, const struct api_event *ev, int n)
-{
-	static const char *headers[] = { "TIME", "ACTOR", "NODE", "WHAT", "REASON" };
-	struct ctl_table *t = ctl_table_new(5, headers);
-	char when[CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		const char *cells[] = { ctl_fmt_time(ev[i].time, when, sizeof(when)),
-			ev[i].actor, ev[i].node, ev[i].what, ev[i].reason };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
-}
-
 static int
-show_events(const char *body, size_t len, char *err, size_t errlen)
-{
-	struct api_event *ev = NULL;
-	int n, rc = -1;
-
-	if (api_json_decode_events(body, len, &ev, &n, err, errlen) == 0)
-		rc = ctl_events_print(stdout, ev, n) == -1 ? CTL_SHOW_OOM : 0;
-	free(ev);
-	return rc;
-}
-
-int
-ctl_events(struct ctl_client *cl, const struct ctl_args *a)
+events_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[256], err[512];
 
 	if (ctl_events_path(a, ctl_now(), path, sizeof(path), err, sizeof(err)) == -1)
 		return ctl_usage("%s", err);
-	return ctl_get_show(cl, a, path, "the events", show_events);
+	return ctl_get(cl, a, path, out->events);
 }

@@ -7,14 +7,27 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "api_samples.h"
-#include "ctl_http.h"
-#include "ctl_output.h"
 
 #define SINCE_MAX 1e11
+
+static ctl_handler node_history;
+
+const struct ctl_cmd ctl_cmd_node_history = {
+	.name = "node history",
+	.usage = "NODE [--since TIME] [--limit N]",
+	.help =
+	    "Show a node's samples: memory, power, link speeds.\n"
+	    "Oldest first: memory used/total, power and the negotiated speed of each\n"
+	    "Thunderbolt port, as stored from its reports.\n"
+	    "  --since TIME      from this time (unix seconds, 2025-11-22T03:40:01Z) or\n"
+	    "                    this long ago (10m, 2h); default 1h\n"
+	    "  --limit N         at most N samples, the newest (default and most 10000)\n",
+	.opts = CTL_OPT(SINCE) | CTL_OPT(LIMIT),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_history,
+};
 
 int
 ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, char *err,
@@ -49,45 +62,12 @@ ctl_history_path(const struct ctl_args *a, double now, char *buf, size_t size, c
 	return 0;
 }
 
-int
-ctl_history_print(FILE *f, const struct api_sample *s, int n)
-{
-	static const char *headers[] = { "TIME", "MEMORY", "POWER", "LINKS (PORT:GB/S)" };
-	struct ctl_table *t = ctl_table_new(4, headers);
-	char when[CTL_FMT_MAX], mem[CTL_FMT_MAX], watts[CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		const char *cells[] = { ctl_fmt_time(s[i].t, when, sizeof(when)),
-			ctl_fmt_usage(s[i].memory_used_bytes, s[i].memory_total_bytes, mem,
-			    sizeof(mem)),
-			ctl_fmt_watts(s[i].power_watts, watts, sizeof(watts)),
-			ctl_str(s[i].link_speeds) };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
-}
-
 static int
-show_history(const char *body, size_t len, char *err, size_t errlen)
-{
-	struct api_sample *s = NULL;
-	char node[API_NAME_MAX + 1];
-	int n, rc = -1;
-
-	if (api_json_decode_samples(body, len, node, &s, &n, err, errlen) == 0)
-		rc = ctl_history_print(stdout, s, n) == -1 ? CTL_SHOW_OOM : 0;
-	free(s);
-	return rc;
-}
-
-int
-ctl_node_history(struct ctl_client *cl, const struct ctl_args *a)
+node_history(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[256], err[512];
 
 	if (ctl_history_path(a, ctl_now(), path, sizeof(path), err, sizeof(err)) == -1)
 		return ctl_usage("%s", err);
-	return ctl_get_show(cl, a, path, "the samples", show_history);
+	return ctl_get(cl, a, path, out->samples);
 }

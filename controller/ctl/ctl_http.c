@@ -77,12 +77,6 @@ ctl_client_free(struct ctl_client *cl)
 }
 
 int
-ctl_client_json(const struct ctl_client *cl)
-{
-	return cl->g->json;
-}
-
-int
 ctl_path(struct ctl_client *cl, char *buf, size_t size, const char *prefix, const char *part,
     const char *suffix)
 {

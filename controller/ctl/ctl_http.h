@@ -27,9 +27,6 @@ struct ctl_reply {
 struct ctl_client *ctl_client_new(const struct ctl_global *g, const char *token);
 void ctl_client_free(struct ctl_client *cl);
 
-/* Whether --json was given before the command. */
-int ctl_client_json(const struct ctl_client *cl);
-
 /*
  * prefix, then part URL-escaped, then suffix, into buf: "/v1/nodes/" "mac1"
  * "/cordon".  Returns 0, or -1 when it does not fit.

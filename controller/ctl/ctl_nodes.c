@@ -1,151 +1,102 @@
 /*
- * tbctl nodes, node cordon, node uncordon, node down, node remove (node
- * show is in ctl_show.c), and the checks every handler shares.
+ * tbctl nodes, node cordon, node uncordon, node down, node remove, node
+ * accept: the nodes as the inventory has them, and what an operator changes
+ * about one (node show is in ctl_show.c, node history in ctl_history.c).
  */
 #include "ctl.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api_json.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
-#include "natcmp.h"
 
-double
-ctl_now(void)
-{
-	struct timespec ts;
+static ctl_handler nodes_list, node_cordon, node_uncordon, node_down, node_remove,
+    node_accept;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) == -1)
-		return NAN;
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+const struct ctl_cmd ctl_cmd_nodes = {
+	.name = "nodes",
+	.usage = "",
+	.help =
+	    "List the nodes.\n"
+	    "Sorted by name.  STATE ends in '*' when the node rebooted without a\n"
+	    "requested reboot.  MEMORY is used/total, OS the macOS build, AGE the\n"
+	    "time since the node's last report.\n",
+	.min_pos = 0, .max_pos = 0,
+	.handler = nodes_list,
+};
 
-int
-ctl_name_check(const char *cmd, const char *kind, const char *name)
-{
-	if (api_name_valid(name))
-		return CTL_EXIT_OK;
-	return ctl_usage("%s: \"%s\" is not a valid %s name (1 to %d of A-Z a-z 0-9 . _ -, "
-	    "not starting with . or -)", cmd, name, kind, API_NAME_MAX);
-}
+const struct ctl_cmd ctl_cmd_node_cordon = {
+	.name = "node cordon",
+	.usage = "NODE --reason TEXT",
+	.help =
+	    "Stop new placements on a node.\n"
+	    "  --reason TEXT     why (required; kept in the event log)\n",
+	.opts = CTL_OPT(REASON),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_cordon,
+};
 
-int
-ctl_reason_check(const char *cmd, const char *usage, const char *text, const char *opt)
-{
-	const char *p = text;
+const struct ctl_cmd ctl_cmd_node_uncordon = {
+	.name = "node uncordon",
+	.usage = "NODE",
+	.help =
+	    "Allow placements on a cordoned node again.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_uncordon,
+};
 
-	if (text != NULL)
-		while (*p == ' ' || *p == '\t')
-			p++;
-	if (text == NULL || *p == '\0')
-		return ctl_usage("%s: %s is required (usage: tbctl %s %s)", cmd, opt, cmd, usage);
-	if (strlen(text) > API_REASON_MAX)
-		return ctl_usage("%s: %s is longer than %d bytes", cmd, opt, API_REASON_MAX);
-	for (p = text; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return ctl_usage("%s: %s holds a control character", cmd, opt);
-	return CTL_EXIT_OK;
-}
+const struct ctl_cmd ctl_cmd_node_down = {
+	.name = "node down",
+	.usage = "NODE --reason TEXT",
+	.help =
+	    "Mark a node down.\n"
+	    "  --reason TEXT     why (required; kept in the event log)\n",
+	.opts = CTL_OPT(REASON),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_down,
+};
 
-int
-ctl_want_json(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return a->json || ctl_client_json(cl);
-}
+const struct ctl_cmd ctl_cmd_node_remove = {
+	.name = "node remove",
+	.usage = "NODE",
+	.help =
+	    "Remove a node from the inventory.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_remove,
+};
 
-int
-ctl_get_show(struct ctl_client *cl, const struct ctl_args *a, const char *path,
-    const char *what, ctl_show_fn show)
-{
-	struct ctl_reply r;
-	char err[512];
-	int rc;
-
-	if ((rc = ctl_call(cl, "GET", path, NULL, NULL, &r)) == CTL_EXIT_OK) {
-		if (ctl_want_json(cl, a))
-			rc = ctl_json_print(r.body, r.len);
-		else if ((rc = show(r.body, r.len, err, sizeof(err))) == -1)
-			rc = ctl_fail("cannot decode %s: %s", what, err);
-		else if (rc == CTL_SHOW_OOM)
-			rc = ctl_fail("out of memory");
-		else
-			rc = CTL_EXIT_OK;
-	}
-	ctl_reply_free(&r);
-	return rc;
-}
-
-static int
-node_cmp(const void *a, const void *b)
-{
-	const struct api_node *x = a, *y = b;
-	int c = proto_natcmp(x->name, y->name);
-
-	return c != 0 ? c : strcmp(x->name, y->name);
-}
-
-static void
-node_row(struct ctl_table *t, const struct api_node *n, double now)
-{
-	char state[API_NAME_MAX + 2], mem[CTL_FMT_MAX], watts[CTL_FMT_MAX];
-	char age[CTL_FMT_MAX];
-	const char *os = n->os_build[0] != '\0' ? n->os_build : n->os_version;
-	const char *rdma = n->rdma == RDMA_STATE_UNKNOWN ? NULL : report_rdma_state_str(n->rdma);
-
-	snprintf(state, sizeof(state), "%s%s", api_node_state_str(n->state),
-	    n->unexpected_reboot ? "*" : "");
-	const char *cells[] = { n->name, n->cluster, state, n->model,
-		ctl_fmt_usage(n->memory_used_bytes, n->memory_total_bytes, mem, sizeof(mem)),
-		ctl_fmt_watts(n->power_watts, watts, sizeof(watts)), os, rdma,
-		ctl_fmt_age(n->last_report_at, now, age, sizeof(age)) };
-	ctl_table_add(t, cells);
-}
-
-int
-ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now)
-{
-	static const char *headers[] = { "NAME", "CLUSTER", "STATE", "MODEL", "MEMORY",
-		"POWER", "OS", "RDMA", "AGE" };
-	struct ctl_table *t = ctl_table_new(9, headers);
-
-	if (t == NULL)
-		return -1;
-	qsort(nodes, (size_t)n, sizeof(*nodes), node_cmp);
-	for (int i = 0; i < n; i++)
-		node_row(t, &nodes[i], now);
-	return ctl_table_end(t, f, 0);
-}
+const struct ctl_cmd ctl_cmd_node_accept = {
+	.name = "node accept",
+	.usage = "NODE [--reason TEXT]",
+	.help =
+	    "Accept a pending node, or a pending re-enrolment of a known one.\n"
+	    "A node enrolled with a bootstrap token waits as pending unless the token\n"
+	    "was made with --accept or its serial is on its cluster's allow-list.\n"
+	    "Accepted, it is ready at once if its latest report is fresh and healthy,\n"
+	    "else at its next healthy report.  Accepting a re-enrolment makes its\n"
+	    "token the node's only one (the others are revoked) and its report the\n"
+	    "node's latest.\n"
+	    "  --reason TEXT     why (optional; kept in the event log)\n",
+	.opts = CTL_OPT(REASON),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_accept,
+};
 
 static int
-show_nodes(const char *body, size_t len, char *err, size_t errlen)
+nodes_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	struct api_node *nodes = NULL;
-	int n, rc = -1;
-
-	if (api_json_decode_nodes(body, len, &nodes, &n, err, errlen) == 0)
-		rc = ctl_nodes_print(stdout, nodes, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
-	free(nodes);
-	return rc;
-}
-
-int
-ctl_nodes_list(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return ctl_get_show(cl, a, "/v1/nodes", "the list of nodes", show_nodes);
+	return ctl_get(cl, a, "/v1/nodes", out->nodes);
 }
 
 /*
- * POST /v1/nodes/NAME/<action> with body, then "NAME <done>[: reason]",
- * or the node that came back with --json.
+ * POST /v1/nodes/NAME/<action> with body, then "NAME <done>[: reason]" for
+ * people.
  */
 static int
-node_action(struct ctl_client *cl, const struct ctl_args *a, const char *action,
-    const char *body, const char *done)
+node_action(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out,
+    const char *action, const char *body, const char *done)
 {
 	char path[256], what[API_NAME_MAX + 16];
 	const char *name = a->pos[0];
@@ -157,11 +108,8 @@ node_action(struct ctl_client *cl, const struct ctl_args *a, const char *action,
 	snprintf(what, sizeof(what), "node %s", name);
 	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", name, action) == -1)
 		return ctl_fail("%s: name too long", what);
-	rc = ctl_call(cl, "POST", path, body, what, &r);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK)
-		printf("%s %s%s%s\n", name, done, a->reason != NULL ? ": " : "",
+	if ((rc = ctl_call(cl, "POST", path, body, what, &r)) == CTL_EXIT_OK)
+		rc = out->done(&r, "%s %s%s%s", name, done, a->reason != NULL ? ": " : "",
 		    a->reason != NULL ? a->reason : "");
 	ctl_reply_free(&r);
 	return rc;
@@ -169,47 +117,45 @@ node_action(struct ctl_client *cl, const struct ctl_args *a, const char *action,
 
 /* cordon and down: a node name and a reason. */
 static int
-node_with_reason(struct ctl_client *cl, const struct ctl_args *a, const char *cmd,
-    const char *usage, const char *action, const char *done)
+node_with_reason(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out,
+    const struct ctl_cmd *cmd, const char *action, const char *done)
 {
 	char *body;
 	int rc;
 
-	if ((rc = ctl_name_check(cmd, "node", a->pos[0])) != CTL_EXIT_OK ||
-	    (rc = ctl_reason_check(cmd, usage, a->reason, "--reason")) != CTL_EXIT_OK)
+	if ((rc = ctl_name_check(cmd->name, "node", a->pos[0])) != CTL_EXIT_OK ||
+	    (rc = ctl_reason_check(cmd->name, cmd->usage, a->reason, "--reason")) != CTL_EXIT_OK)
 		return rc;
 	body = api_json_reason(a->reason);
-	rc = node_action(cl, a, action, body, done);
+	rc = node_action(cl, a, out, action, body, done);
 	free(body);
 	return rc;
 }
 
-int
-ctl_node_cordon(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_cordon(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return node_with_reason(cl, a, "node cordon", "NODE --reason TEXT", "/cordon",
-	    "cordoned");
+	return node_with_reason(cl, a, out, &ctl_cmd_node_cordon, "/cordon", "cordoned");
 }
 
-int
-ctl_node_down(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_down(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return node_with_reason(cl, a, "node down", "NODE --reason TEXT", "/down",
-	    "marked down");
+	return node_with_reason(cl, a, out, &ctl_cmd_node_down, "/down", "marked down");
 }
 
-int
-ctl_node_uncordon(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_uncordon(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	int rc;
 
 	if ((rc = ctl_name_check("node uncordon", "node", a->pos[0])) != CTL_EXIT_OK)
 		return rc;
-	return node_action(cl, a, "/uncordon", "{}", "uncordoned");
+	return node_action(cl, a, out, "/uncordon", "{}", "uncordoned");
 }
 
-int
-ctl_node_remove(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_remove(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[256], what[API_NAME_MAX + 16];
 	struct ctl_reply r;
@@ -221,20 +167,17 @@ ctl_node_remove(struct ctl_client *cl, const struct ctl_args *a)
 	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", a->pos[0], "") == -1)
 		return ctl_fail("%s: name too long", what);
 	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);   /* 204 */
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_done("removed", a->pos[0], 1);
-	else if (rc == CTL_EXIT_OK)
-		printf("%s removed\n", a->pos[0]);
+	if (rc == CTL_EXIT_OK)
+		rc = out->deleted(a->pos[0], "removed", a->pos[0], 1);
 	ctl_reply_free(&r);
 	return rc;
 }
 
 /* "mac1 accepted: ready", or pending with what it waits for. */
-int
-ctl_node_accept(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_accept(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	char path[256], what[API_NAME_MAX + 16], err[256], *body;
-	struct api_node n;
+	char path[256], what[API_NAME_MAX + 16], *body;
 	struct ctl_reply r;
 	int rc;
 
@@ -249,15 +192,8 @@ ctl_node_accept(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_fail("out of memory");
 	rc = ctl_call(cl, "POST", path, body, what, &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK && api_json_decode_node(r.body, r.len, &n, err,
-	    sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the node: %s", err);
-	else if (rc == CTL_EXIT_OK && n.reason[0] != '\0')
-		printf("%s accepted: %s (%s)\n", n.name, api_node_state_str(n.state), n.reason);
-	else if (rc == CTL_EXIT_OK)
-		printf("%s accepted: %s\n", n.name, api_node_state_str(n.state));
+	if (rc == CTL_EXIT_OK)
+		rc = out->node_accepted(&r, a);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -1,79 +1,123 @@
 /*
- * tbctl's output for people: tables with computed column widths, aligned
- * "Key: value" lines, and the human forms of sizes, durations and times.
- * Pure: the functions format what they are given (the current time
- * included) and write only to the FILE passed in.
+ * What tbctl prints, behind one table of functions (struct ctl_output):
+ * ctl_output_text (ctl_output.c) for people, ctl_output_json
+ * (ctl_output_json.c) behind --json.  tbctl.c picks one before the command
+ * runs; handlers call through it and never ask which one it is.
  *
- * Formats:
- *   bytes     binary units, K M G T P E = 1024^n: the largest unit that
- *             leaves at least 1, rounded to one decimal, ".0" dropped:
- *             "512G", "187.5G", "1.5K"; under 1024 bytes "900B"; unknown "-".
- *   duration  the largest whole unit, rounded down: "45s", "3m", "2h", "5d".
- *   age       the duration since a time; "never" when the time is unknown,
- *             "0s" when it is in the future.
- *   time      UTC, ISO 8601: "2025-11-22T03:40:01Z"; unknown "-".
- *   watts     "182 W", one decimal under 10 W ("3.4 W"); unknown "-".
- * Every formatter writes into buf (size bytes) and returns buf.
+ * For people a reply is decoded and shown as tables and lines (the
+ * printers below, ctl_format.h's pieces); behind --json it is printed as
+ * the controller sent it, indented: every record whole, as the API has it.
+ *
+ * Every function of the table prints on stdout and returns the exit
+ * status: CTL_EXIT_OK, or CTL_EXIT_FAIL after one line on stderr (a reply
+ * that does not decode, out of memory).
  */
 #ifndef TBMESH_CTL_OUTPUT_H
 #define TBMESH_CTL_OUTPUT_H
 
-#include <stdint.h>
 #include <stdio.h>
 
-#define CTL_FMT_MAX 64      /* big enough for any one formatted value */
-
-struct ctl_table;
-
-/* A table with ncols columns and their headers (copied).  NULL: out of memory. */
-struct ctl_table *ctl_table_new(int ncols, const char *const *headers);
-/*
- * Add a row of ncols cells (copied; NULL or "" prints "-"; control
- * characters print as '?').  Returns 0, or -1 when out of memory (the
- * table remembers it for ctl_table_end).
- */
-int ctl_table_add(struct ctl_table *t, const char *const *cells);
-int ctl_table_rows(const struct ctl_table *t);
-/*
- * Print the header and the rows, each line starting with indent spaces,
- * columns separated by two spaces, no trailing white space.  Widths count
- * UTF-8 characters.
- */
-void ctl_table_print(const struct ctl_table *t, FILE *f, int indent);
-void ctl_table_free(struct ctl_table *t);
-/*
- * Print the table unless a ctl_table_add failed, then free it.  Returns 0,
- * or -1 when a row was lost for want of memory (nothing printed).
- */
-int ctl_table_end(struct ctl_table *t, FILE *f, int indent);
-
-/* "Key:" padded to a column, then the value; indent spaces first. */
-void ctl_kv(FILE *f, int indent, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* s, or "-" when s is NULL or "". */
-const char *ctl_str(const char *s);
-
-char *ctl_fmt_bytes(int64_t bytes, char *buf, size_t size);
-char *ctl_fmt_duration(double secs, char *buf, size_t size);
-char *ctl_fmt_age(double then, double now, char *buf, size_t size);
-char *ctl_fmt_time(double t, char *buf, size_t size);
-char *ctl_fmt_watts(double w, char *buf, size_t size);
-/* "used/total" in bytes, e.g. "187.5G/512G"; "-" when the total is unknown. */
-char *ctl_fmt_usage(int64_t used, int64_t total, char *buf, size_t size);
+struct ctl_reply;
+struct ctl_args;
+struct api_node;
+struct api_token;
+struct api_event;
+struct api_cluster;
+struct api_sample;
+struct report;
+struct wiring_result;
+struct wiring_plan_doc;
+struct plan;
+struct catalog_model;
+struct ro_campaign;
+struct prov_api_status;
 
 /*
- * ctl_output_json.c, behind --json: print the JSON text (len bytes) on
- * stdout, indented.  Returns CTL_EXIT_OK, or prints why and returns
- * CTL_EXIT_FAIL when it is not JSON.
+ * A reply shown by kind.  a is the command's arguments, for what a message
+ * names ("node mac1: cannot decode its report").
  */
-int ctl_json_print(const char *json, size_t len);
+typedef int ctl_reply_fn(const struct ctl_reply *r, const struct ctl_args *a);
+
+struct ctl_output {
+	/* A reply the output decodes (for people) or prints as it came. */
+	ctl_reply_fn *nodes;          /* nodes */
+	ctl_reply_fn *node;           /* node show: the node and its latest report */
+	ctl_reply_fn *node_accepted;  /* node accept: the node's state now */
+	ctl_reply_fn *samples;        /* node history */
+	ctl_reply_fn *token_created;  /* token create: for people the token alone */
+	ctl_reply_fn *tokens;         /* token list */
+	ctl_reply_fn *events;         /* events */
+	ctl_reply_fn *clusters;       /* clusters */
+	ctl_reply_fn *cabling;        /* wiring plan, import, expect: the cabling plan */
+	ctl_reply_fn *dot;            /* wiring export: the plan as DOT */
+	ctl_reply_fn *models;         /* models */
+	ctl_reply_fn *placements;     /* placements */
+	ctl_reply_fn *rollout;        /* rollout start, rollout status ID: one rollout */
+
+	/* A reply the handler has decoded already, because it needs it too. */
+	/* place, placement show and replan; hostfile: where it was written (NULL: not) */
+	int (*plan)(const struct ctl_reply *r, const struct plan *p, const char *hostfile);
+	/* rollout status: every rollout, newest first */
+	int (*rollouts)(const struct ctl_reply *r, const struct ro_campaign *c, int n);
+	/* wiring check CLUSTER */
+	int (*wiring)(const struct ctl_reply *r, const struct wiring_result *res);
+	/* wiring check of every cluster: the head, each cluster's check (first:
+	 * the first one), the tail after n of them */
+	void (*wiring_head)(void);
+	int (*wiring_item)(const struct ctl_reply *r, const struct wiring_result *res,
+	    int first);
+	void (*wiring_tail)(int n);
+	/*
+	 * A provisioning run's status, each time it is read: for people what
+	 * is new since the last call (*lines and *steps, from 0, keep count),
+	 * behind --json the status once it has ended.
+	 */
+	void (*prov)(const struct ctl_reply *r, const struct prov_api_status *s, int *lines,
+	    int *steps);
+
+	/* An action done: for people the line fmt makes, behind --json the reply. */
+	int (*done)(const struct ctl_reply *r, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+	/*
+	 * A request the controller answered without content (204): for people
+	 * "name word" ("mac1 removed"), behind --json {"word": value}, value a
+	 * string when quote (a name or id already checked: nothing to escape).
+	 */
+	int (*deleted)(const char *name, const char *word, const char *value, int quote);
+};
+
+extern const struct ctl_output ctl_output_text;   /* ctl_output.c */
+extern const struct ctl_output ctl_output_json;   /* ctl_output_json.c */
 
 /*
- * What --json prints for a request the controller answers without content
- * (204): {"key": "value"} when quote, else {"key": value}, indented like a
- * reply.  value is a name or id already checked (no character to escape).
+ * The printers for people, given the decoded reply and the time now (for
+ * ages).  Return 0, or -1 when out of memory.  ctl_nodes_print sorts nodes
+ * by name (proto_natcmp); r may be NULL (no report yet).
  */
-int ctl_json_done(const char *key, const char *value, int quote);
+int ctl_nodes_print(FILE *f, struct api_node *nodes, int n, double now);
+int ctl_show_print(FILE *f, const struct api_node *n, const struct report *r, double now);
+int ctl_history_print(FILE *f, const struct api_sample *s, int n);
+int ctl_tokens_print(FILE *f, const struct api_token *t, int n, double now);
+int ctl_events_print(FILE *f, const struct api_event *ev, int n);
+int ctl_clusters_print(FILE *f, const struct api_cluster *c, int n, double now);
+/* A wiring check and a cabling plan. */
+int ctl_wiring_print(FILE *f, const struct wiring_result *r);
+int ctl_plan_print(FILE *f, const struct wiring_plan_doc *p);
+/* A placement's plan; hostfile: the file it was written to (NULL: none). */
+int ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile);
+int ctl_placements_print(FILE *f, const struct plan *ps, int n, double now);
+int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
+/* One rollout with its nodes; the list of rollouts, newest first. */
+int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
+int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
+
+/*
+ * Print what is new in provisioning status s since the last call:
+ * preflight lines from *lines on, step records from *steps on (both
+ * advanced); when s has ended, the outcome ("mac1 is ready", the failed
+ * step and what was undone, the manual step).  Returns 0, or -1 when the
+ * output failed.
+ */
+int ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps);
 
 #endif

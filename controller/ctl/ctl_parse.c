@@ -2,7 +2,7 @@
  * tbctl's command line: global options, the command's words, its options,
  * and the values they take (durations, times, counts, token ids), plus the
  * bearer token file.  Pure except for ctl_token_read/ctl_token_default,
- * which look at one file, and the ctl_errx family, which writes stderr.
+ * which look at one file.
  */
 #include "ctl.h"
 
@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,46 +20,6 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define TOKEN_FILE_MAX 4096
-
-static void
-ctl_verrx(const char *fmt, va_list ap)
-{
-	fputs("tbctl: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void
-ctl_errx(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctl_verrx(fmt, ap);
-	va_end(ap);
-}
-
-int
-ctl_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctl_verrx(fmt, ap);
-	va_end(ap);
-	return CTL_EXIT_FAIL;
-}
-
-int
-ctl_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctl_verrx(fmt, ap);
-	va_end(ap);
-	return CTL_EXIT_USAGE;
-}
 
 /*
  * Whether argv[*i] is the option --name, as "--name VALUE" or
@@ -223,15 +182,15 @@ name_match(const char *name, int argc, char **argv)
 }
 
 const struct ctl_cmd *
-ctl_cmd_find(const struct ctl_cmd *table, int n, int argc, char **argv, int *used)
+ctl_cmd_find(const struct ctl_cmd *const *table, int n, int argc, char **argv, int *used)
 {
 	const struct ctl_cmd *best = NULL;
 	int best_words = 0;
 
 	for (int i = 0; i < n; i++) {
-		int w = name_match(table[i].name, argc, argv);
+		int w = name_match(table[i]->name, argc, argv);
 		if (w > best_words) {
-			best = &table[i];
+			best = table[i];
 			best_words = w;
 		}
 	}
@@ -240,67 +199,38 @@ ctl_cmd_find(const struct ctl_cmd *table, int n, int argc, char **argv, int *use
 }
 
 int
-ctl_cmd_is_group(const struct ctl_cmd *table, int n, const char *word)
+ctl_cmd_is_group(const struct ctl_cmd *const *table, int n, const char *word)
 {
 	size_t len = strlen(word);
 
 	for (int i = 0; i < n; i++)
-		if (strncmp(table[i].name, word, len) == 0 && table[i].name[len] == ' ')
+		if (strncmp(table[i]->name, word, len) == 0 && table[i]->name[len] == ' ')
 			return 1;
 	return 0;
 }
 
+enum opt_kind { VALUE, FLAG };
+
+/* CTL_OPTIONS as a table: each option's bit and the field it sets. */
 static const struct {
-	const char *name;
-	unsigned bit;
-	size_t off;
-} cmd_opts[] = {
-	{ "reason", CTL_OPT_REASON, offsetof(struct ctl_args, reason) },
-	{ "role", CTL_OPT_ROLE, offsetof(struct ctl_args, role) },
-	{ "ttl", CTL_OPT_TTL, offsetof(struct ctl_args, ttl) },
-	{ "cluster", CTL_OPT_CLUSTER, offsetof(struct ctl_args, cluster) },
-	{ "label", CTL_OPT_LABEL, offsetof(struct ctl_args, label) },
-	{ "node", CTL_OPT_NODE, offsetof(struct ctl_args, node) },
-	{ "since", CTL_OPT_SINCE, offsetof(struct ctl_args, since) },
-	{ "limit", CTL_OPT_LIMIT, offsetof(struct ctl_args, limit) },
-	{ "topology", CTL_OPT_TOPOLOGY, offsetof(struct ctl_args, topology) },
-	{ "strategy", CTL_OPT_STRATEGY, offsetof(struct ctl_args, strategy) },
-	{ "context", CTL_OPT_CONTEXT, offsetof(struct ctl_args, context) },
-	{ "nodes", CTL_OPT_NODES, offsetof(struct ctl_args, nodes) },
-	{ "hostfile", CTL_OPT_HOSTFILE, offsetof(struct ctl_args, hostfile) },
-	{ "runtime", CTL_OPT_RUNTIME, offsetof(struct ctl_args, runtime) },
-	{ "entry", CTL_OPT_RUNTIME, offsetof(struct ctl_args, entry) },
-	{ "host", CTL_OPT_HOST, offsetof(struct ctl_args, host) },
-	{ "port", CTL_OPT_PORT, offsetof(struct ctl_args, port) },
-	{ "user", CTL_OPT_USER, offsetof(struct ctl_args, user) },
-	{ "fingerprint", CTL_OPT_FINGERPRINT, offsetof(struct ctl_args, fingerprint) },
-	{ "password-file", CTL_OPT_PASSWORD_FILE, offsetof(struct ctl_args, password_file) },
-	{ "target", CTL_OPT_TARGET, offsetof(struct ctl_args, target) },
-	{ "mode", CTL_OPT_MODE, offsetof(struct ctl_args, mode) },
-	{ "max-unavailable", CTL_OPT_MAX_UNAVAILABLE, offsetof(struct ctl_args, max_unavailable) },
-	{ "window", CTL_OPT_WINDOW, offsetof(struct ctl_args, window) },
-	{ "key", CTL_OPT_KEY, offsetof(struct ctl_args, key) },
-	{ "agent-binary", CTL_OPT_AGENT, offsetof(struct ctl_args, agent_binary) },
-	{ "wired-limit-mb", CTL_OPT_AGENT, offsetof(struct ctl_args, wired_limit_mb) },
-	{ "name", CTL_OPT_AGENT, offsetof(struct ctl_args, name) },
-	{ "ip-base", CTL_OPT_AGENT, offsetof(struct ctl_args, ip_base) },
+	const char *name;           /* without its "--" */
+	ctl_optset bit;
+	size_t off;                 /* in struct ctl_args */
+	enum opt_kind kind;
+} options[] = {
+#define OPTION_ROW(id, name, field, kind) \
+	{ name, CTL_OPT(id), offsetof(struct ctl_args, field), kind },
+	CTL_OPTIONS(OPTION_ROW)
+#undef OPTION_ROW
 };
 
-/* Options without a value. */
-static const struct {
-	const char *name;
-	unsigned bit;
-	size_t off;
-} cmd_flags[] = {
-	{ "--accept", CTL_OPT_ACCEPT, offsetof(struct ctl_args, accept) },
-	{ "--save", CTL_OPT_SAVE, offsetof(struct ctl_args, save) },
-	{ "--accept-new", CTL_OPT_ACCEPT_NEW, offsetof(struct ctl_args, accept_new) },
-	{ "--print-sudoers", CTL_OPT_ACCEPT_NEW, offsetof(struct ctl_args, print_sudoers) },
-	{ "--apply", CTL_OPT_APPLY, offsetof(struct ctl_args, apply) },
-	{ "--dry-run", CTL_OPT_DRY_RUN, offsetof(struct ctl_args, dry_run) },
-	{ "--network", CTL_OPT_NETWORK, offsetof(struct ctl_args, network) },
-	{ "--fast-synch", CTL_OPT_RUNTIME, offsetof(struct ctl_args, fast_synch) },
-};
+/* A VALUE sets a const char *, a FLAG an int: the list says which each field is. */
+#define OPTION_TYPE(id, name, field, kind) \
+	_Static_assert(_Generic(((struct ctl_args *)0)->field, \
+	    const char *: kind == VALUE, int: kind == FLAG, default: 0), \
+	    "--" name ": the type of its field does not match its kind");
+CTL_OPTIONS(OPTION_TYPE)
+#undef OPTION_TYPE
 
 /* One option at argv[*i]: 0, or -1 with a message. */
 static int
@@ -317,17 +247,20 @@ parse_opt(const struct ctl_cmd *cmd, int argc, char **argv, int *i, struct ctl_a
 		a->help = 1;
 		return 0;
 	}
-	for (size_t k = 0; k < NELEM(cmd_flags); k++)
-		if ((cmd->opts & cmd_flags[k].bit) && strcmp(s, cmd_flags[k].name) == 0) {
-			*(int *)(void *)((char *)a + cmd_flags[k].off) = 1;
-			return 0;
-		}
-	for (size_t k = 0; k < NELEM(cmd_opts); k++) {
-		if (!(cmd->opts & cmd_opts[k].bit))
+	for (size_t k = 0; k < NELEM(options); k++) {
+		void *dst = (char *)a + options[k].off;
+		int rc;
+
+		if (!(cmd->opts & options[k].bit))
 			continue;
-		const char **dst = (const char **)(void *)((char *)a + cmd_opts[k].off);
-		int rc = opt_value(argc, argv, i, cmd_opts[k].name, dst);
-		if (rc == 1)
+		if (options[k].kind == FLAG) {
+			if (strncmp(s, "--", 2) == 0 && strcmp(s + 2, options[k].name) == 0) {
+				*(int *)dst = 1;
+				return 0;
+			}
+			continue;
+		}
+		if ((rc = opt_value(argc, argv, i, options[k].name, (const char **)dst)) == 1)
 			return 0;
 		if (rc == -1) {
 			snprintf(err, errlen, "%s: %s needs a value", cmd->name, s);

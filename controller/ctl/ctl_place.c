@@ -12,10 +12,114 @@
 #include "api.h"
 #include "catalog.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 #include "plan.h"
 
 #define FILE_MAX ((size_t)4 << 20)
+
+static ctl_handler models_list, models_add, place, placements_list, placement_show,
+    placement_remove, placement_replan;
+
+const struct ctl_cmd ctl_cmd_models = {
+	.name = "models",
+	.usage = "",
+	.help =
+	    "List the model catalog.\n"
+	    "PARAMS and ACTIVE are total and active parameters, ATTENTION the kind\n"
+	    "(MLA or GQA) with attention/KV heads, KV/TOKEN the KV cache per token,\n"
+	    "TENSOR whether tensor sharding is supported, VARIANTS the sizes of the\n"
+	    "weights per quantisation.  --json has every number's source.\n",
+	.min_pos = 0, .max_pos = 0,
+	.handler = models_list,
+};
+
+const struct ctl_cmd ctl_cmd_models_add = {
+	.name = "models add",
+	.usage = "FILE",
+	.help =
+	    "Add a model to the catalog from a JSON file.\n"
+	    "FILE holds one model object, in the shape of one entry of\n"
+	    "tbctl models --json; it is checked here and by the controller.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = models_add,
+};
+
+const struct ctl_cmd ctl_cmd_place = {
+	.name = "place",
+	.usage = "MODEL [--cluster C] [--strategy S] [--context N] [--nodes a,b,c] "
+	    "[--runtime R] [--entry E] [--fast-synch] [--hostfile FILE] [--apply]",
+	.help =
+	    "Plan where a model runs; with --apply, record the placement.\n"
+	    "MODEL is NAME:QUANT from tbctl models (deepseek-v3.1:4bit).  Prints the\n"
+	    "ranks (layers, weights, KV cache, total, usable memory, free after), the\n"
+	    "decode estimate of each strategy, and the mlx.launch command.\n"
+	    "  --cluster C        the cluster (default: the only one)\n"
+	    "  --strategy S       auto (default: the fastest that fits), tensor,\n"
+	    "                     pipeline or single\n"
+	    "  --context N        tokens of KV cache per sequence (default 8192)\n"
+	    "  --nodes a,b,c      use exactly these nodes (default: the smallest set of\n"
+	    "                     the cluster's ready nodes that fits)\n"
+	    "  --runtime R        mlx-lm (default: mlx.launch and mlx-lm 0.32.0's rules)\n"
+	    "                     or exo (its rules; exo starts the model itself)\n"
+	    "  --entry E          the mlx-lm entry point the launch line runs: chat\n"
+	    "                     (default) or server\n"
+	    "  --fast-synch       set MLX_METAL_FAST_SYNCH=1 (off: MLX's docs say it can\n"
+	    "                     deadlock and wedge the GPU)\n"
+	    "Nodes on different macOS builds (a rolling update half done) are not RDMA\n"
+	    "peers: no tensor plan or jaccl ring across them; the why line says so.\n"
+	    "  --hostfile FILE    write the mlx.launch hostfile to FILE\n"
+	    "  --apply            record it: its memory is held on its nodes\n",
+	.opts = CTL_OPT(CLUSTER) | CTL_OPT(STRATEGY) | CTL_OPT(CONTEXT) | CTL_OPT(NODES) |
+	    CTL_OPT(HOSTFILE) | CTL_OPT(APPLY) | CTL_OPT(RUNTIME) | CTL_OPT(ENTRY) |
+	    CTL_OPT(FAST_SYNCH),
+	.min_pos = 1, .max_pos = 1,
+	.handler = place,
+};
+
+const struct ctl_cmd ctl_cmd_placements = {
+	.name = "placements",
+	.usage = "",
+	.help =
+	    "List the placements applied.\n"
+	    "STATE is active, or degraded when one of its nodes became unreachable,\n"
+	    "down or cordoned, or an OS update rollout stopped it (it restores it at\n"
+	    "its end); tbctl placement replan ID proposes another.\n",
+	.min_pos = 0, .max_pos = 0,
+	.handler = placements_list,
+};
+
+const struct ctl_cmd ctl_cmd_placement_show = {
+	.name = "placement show",
+	.usage = "ID [--hostfile FILE]",
+	.help =
+	    "Show a placement: its ranks, estimate, hostfile and launch command.\n"
+	    "  --hostfile FILE    write its mlx.launch hostfile to FILE\n",
+	.opts = CTL_OPT(HOSTFILE),
+	.min_pos = 1, .max_pos = 1,
+	.handler = placement_show,
+};
+
+const struct ctl_cmd ctl_cmd_placement_remove = {
+	.name = "placement remove",
+	.usage = "ID",
+	.help =
+	    "Remove a placement; the memory it held is free again.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = placement_remove,
+};
+
+const struct ctl_cmd ctl_cmd_placement_replan = {
+	.name = "placement replan",
+	.usage = "ID [--hostfile FILE]",
+	.help =
+	    "Propose a new plan for a placement's model on what is left.\n"
+	    "Nodes that are not ready are left out and the placement's own memory is\n"
+	    "counted as free.  Nothing is recorded: apply the proposal with tbctl\n"
+	    "place --apply, then remove the old placement.\n"
+	    "  --hostfile FILE    write the proposal's hostfile to FILE\n",
+	.opts = CTL_OPT(HOSTFILE),
+	.min_pos = 1, .max_pos = 1,
+	.handler = placement_replan,
+};
 
 int
 ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
@@ -80,185 +184,10 @@ ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
 	return 0;
 }
 
-static void
-layers_cell(const struct plan_rank *r, char *buf, size_t n)
-{
-	if (r->layer_end > r->layer_start)
-		snprintf(buf, n, "%d-%d (%d)", r->layer_start, r->layer_end - 1,
-		    r->layer_end - r->layer_start);
-	else
-		snprintf(buf, n, "-");
-}
-
 static int
-ranks_table(FILE *f, const struct plan *p)
+models_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	static const char *headers[] = { "RANK", "NODE", "LAYERS", "WEIGHTS", "KV CACHE",
-		"TOTAL", "USABLE", "FREE AFTER" };
-	struct ctl_table *t = ctl_table_new(8, headers);
-	char rank[16], layers[48], b[5][CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < p->n_ranks; i++) {
-		const struct plan_rank *r = &p->ranks[i];
-		snprintf(rank, sizeof(rank), "%d", r->rank);
-		layers_cell(r, layers, sizeof(layers));
-		const char *cells[] = { rank, r->node, layers,
-			ctl_fmt_bytes(r->weights_bytes, b[0], sizeof(b[0])),
-			ctl_fmt_bytes(r->kv_cache_bytes, b[1], sizeof(b[1])),
-			ctl_fmt_bytes(r->total_bytes, b[2], sizeof(b[2])),
-			ctl_fmt_bytes(r->usable_bytes, b[3], sizeof(b[3])),
-			ctl_fmt_bytes(r->free_after_bytes, b[4], sizeof(b[4])) };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
-}
-
-/* "26" or "2.4": whole tokens/s from 10 up, a decimal below. */
-static void
-tps_cell(double v, double ref, char *buf, size_t n)
-{
-	snprintf(buf, n, ref >= 10 ? "%.0f" : "%.1f", v);
-}
-
-/* "estimate: decode ~26 tokens/s (22-30)" and the measurements behind it. */
-static void
-estimate_print(FILE *f, const struct plan *p)
-{
-	double v = p->estimate_tokens_per_second;
-	char mid[32], lo[32], hi[32];
-
-	tps_cell(v, v, mid, sizeof(mid));
-	if (p->estimate_high > 0) {
-		tps_cell(p->estimate_low, v, lo, sizeof(lo));
-		tps_cell(p->estimate_high, v, hi, sizeof(hi));
-		fprintf(f, "\nestimate: decode ~%s tokens/s (%s-%s)\n", mid, lo, hi);
-	} else {
-		fprintf(f, "\nestimate: decode ~%s tokens/s\n", mid);
-	}
-	if (p->estimate_fitted_to[0])
-		fprintf(f, "estimate fitted to: %s\n", p->estimate_fitted_to);
-}
-
-int
-ctl_placement_print(FILE *f, const struct plan *p, const char *hostfile)
-{
-	fprintf(f, "%s on %s: %s over %d node%s, backend %s, %lld-token context, batch %d",
-	    p->model, p->cluster, plan_strategy_str(p->strategy), p->n_ranks,
-	    p->n_ranks == 1 ? "" : "s", p->backend, (long long)p->context, p->batch);
-	if (p->id > 0)
-		fprintf(f, "; placement %lld, %s%s%s", (long long)p->id, plan_state_str(p->state),
-		    p->reason[0] ? ": " : "", p->reason);
-	fprintf(f, "\nwhy: %s\n\n", p->why);
-	if (ranks_table(f, p) == -1)
-		return -1;
-	estimate_print(f, p);
-	for (int i = 0; i < p->n_candidates; i++) {
-		const struct plan_candidate *c = &p->candidates[i];
-		if (c->fits)
-			fprintf(f, "  %-9s %.1f tokens/s, %s\n", plan_strategy_str(c->strategy),
-			    c->estimate_tokens_per_second, c->reason);
-		else
-			fprintf(f, "  %-9s no: %s\n", plan_strategy_str(c->strategy), c->reason);
-	}
-	fprintf(f, "runtime: %s\n", plan_runtime_str(p->runtime));
-	if (p->coordinator[0] || p->coordinator_from[0])
-		fprintf(f, "coordinator: %s%s(%s)\n", p->coordinator, p->coordinator[0] ? " " : "",
-		    p->coordinator_from);
-	for (int i = 0; i < p->n_notes; i++)
-		fprintf(f, "note: %s\n", p->notes[i]);
-	if (hostfile != NULL)
-		fprintf(f, "hostfile: %s\n", hostfile);
-	if (p->model_path[0] && p->launch[0])
-		fprintf(f, "model path: %s (the same on every Mac)\n", p->model_path);
-	if (p->prepare[0])
-		fprintf(f, "prepare: %s\n", p->prepare);
-	if (p->copy[0])
-		fprintf(f, "copy: %s\n", p->copy);
-	if (p->launch[0]) {
-		const char *at = hostfile ? strstr(p->launch, "hostfile.json") : NULL;
-		if (at != NULL)
-			fprintf(f, "launch: %.*s%s%s\n", (int)(at - p->launch), p->launch, hostfile,
-			    at + strlen("hostfile.json"));
-		else
-			fprintf(f, "launch: %s\n", p->launch);
-	}
-	return 0;
-}
-
-int
-ctl_placements_print(FILE *f, const struct plan *ps, int n, double now)
-{
-	static const char *headers[] = { "ID", "MODEL", "CLUSTER", "STRATEGY", "NODES",
-		"STATE", "TOKENS/S", "CREATED" };
-	struct ctl_table *t = ctl_table_new(8, headers);
-	char id[24], tps[24], nodes[256], created[CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		const struct plan *p = &ps[i];
-		snprintf(id, sizeof(id), "%lld", (long long)p->id);
-		snprintf(tps, sizeof(tps), "%.1f", p->estimate_tokens_per_second);
-		nodes[0] = '\0';
-		for (int k = 0; k < p->n_ranks; k++)
-			snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%s",
-			    k ? "," : "", p->ranks[k].node);
-		const char *cells[] = { id, p->model, p->cluster, plan_strategy_str(p->strategy),
-			nodes, plan_state_str(p->state), tps,
-			ctl_fmt_age(p->created_at, now, created, sizeof(created)) };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
-}
-
-int
-ctl_models_print(FILE *f, const struct catalog_model *m, int n)
-{
-	static const char *headers[] = { "NAME", "PARAMS", "ACTIVE", "LAYERS", "ATTENTION",
-		"KV/TOKEN", "TENSOR", "VARIANTS" };
-	struct ctl_table *t = ctl_table_new(8, headers);
-	char params[24], active[24], layers[16], attn[48], kv[CTL_FMT_MAX], vs[256];
-	char b[CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		snprintf(params, sizeof(params), "%.1fB", (double)m[i].total_params / 1e9);
-		snprintf(active, sizeof(active), "%.1fB", (double)m[i].active_params / 1e9);
-		snprintf(layers, sizeof(layers), "%d", m[i].layers);
-		snprintf(attn, sizeof(attn), "%s %d/%d", m[i].attention == CATALOG_ATTN_MLA ?
-		    "MLA" : "GQA", m[i].attention_heads, m[i].kv_heads);
-		ctl_fmt_bytes(m[i].kv_cache_bytes_per_token, kv, sizeof(kv));
-		vs[0] = '\0';
-		for (int v = 0; v < m[i].n_variants; v++)
-			snprintf(vs + strlen(vs), sizeof(vs) - strlen(vs), "%s%s %s", v ? ", " : "",
-			    m[i].variants[v].quant, ctl_fmt_bytes(m[i].variants[v].bytes, b,
-			    sizeof(b)));
-		const char *cells[] = { m[i].name, params, active, layers, attn, kv,
-			m[i].tensor_sharding ? "yes" : "no", vs };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
-}
-
-static int
-show_models(const char *body, size_t len, char *err, size_t errlen)
-{
-	struct catalog_model *m = NULL;
-	int n, rc = -1;
-
-	if (catalog_decode(body, len, &m, &n, err, errlen) == 0)
-		rc = ctl_models_print(stdout, m, n) == -1 ? CTL_SHOW_OOM : 0;
-	free(m);
-	return rc;
-}
-
-int
-ctl_models_list(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return ctl_get_show(cl, a, "/v1/models", "the list of models", show_models);
+	return ctl_get(cl, a, "/v1/models", out->models);
 }
 
 /* The whole file into a malloc'd, NUL-terminated buffer; NULL with err. */
@@ -289,8 +218,8 @@ read_file(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
-int
-ctl_models_add(struct ctl_client *cl, const struct ctl_args *a)
+static int
+models_add(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct catalog_model m;
 	struct ctl_reply r;
@@ -308,10 +237,8 @@ ctl_models_add(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(what, sizeof(what), "model %s", m.name);
 	rc = ctl_call(cl, "POST", "/v1/models", body, what, &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK)
-		printf("model %s added (%d variants)\n", m.name, m.n_variants);
+	if (rc == CTL_EXIT_OK)
+		rc = out->done(&r, "model %s added (%d variants)", m.name, m.n_variants);
 	ctl_reply_free(&r);
 	return rc;
 }
@@ -335,9 +262,10 @@ write_hostfile(const char *path, const struct plan *p)
 	return ok ? CTL_EXIT_OK : ctl_fail("--hostfile: %s: write failed", path);
 }
 
-/* Print a reply holding one plan (and write its hostfile when asked). */
+/* Show a reply holding one plan (and write its hostfile when asked). */
 static int
-show_plan_reply(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_reply *r)
+show_plan_reply(const struct ctl_args *a, const struct ctl_output *out,
+    const struct ctl_reply *r)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	char err[512];
@@ -349,16 +277,14 @@ show_plan_reply(struct ctl_client *cl, const struct ctl_args *a, const struct ct
 		rc = ctl_fail("cannot decode the plan: %s", err);
 	else if (a->hostfile != NULL)
 		rc = write_hostfile(a->hostfile, p);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r->body, r->len);
-	else if (rc == CTL_EXIT_OK && ctl_placement_print(stdout, p, a->hostfile) == -1)
-		rc = ctl_fail("out of memory");
+	if (rc == CTL_EXIT_OK)
+		rc = out->plan(r, p, a->hostfile);
 	free(p);
 	return rc;
 }
 
-int
-ctl_place(struct ctl_client *cl, const struct ctl_args *a)
+static int
+place(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct plan_request req;
 	struct ctl_reply r;
@@ -374,27 +300,15 @@ ctl_place(struct ctl_client *cl, const struct ctl_args *a)
 	    req.model, &r);
 	free(body);
 	if (rc == CTL_EXIT_OK)
-		rc = show_plan_reply(cl, a, &r);
+		rc = show_plan_reply(a, out, &r);
 	ctl_reply_free(&r);
 	return rc;
 }
 
 static int
-show_placements(const char *body, size_t len, char *err, size_t errlen)
+placements_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	struct plan *ps = NULL;
-	int n, rc = -1;
-
-	if (plan_json_decode_list(body, len, &ps, &n, err, errlen) == 0)
-		rc = ctl_placements_print(stdout, ps, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
-	free(ps);
-	return rc;
-}
-
-int
-ctl_placements_list(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return ctl_get_show(cl, a, "/v1/placements", "the list of placements", show_placements);
+	return ctl_get(cl, a, "/v1/placements", out->placements);
 }
 
 /* method on /v1/placements/ID[suffix]; the reply in *r. */
@@ -413,43 +327,42 @@ placement_call(struct ctl_client *cl, const char *cmd, const char *id, const cha
 	return ctl_call(cl, method, path, strcmp(method, "POST") == 0 ? "{}" : NULL, what, r);
 }
 
-int
-ctl_placement_show(struct ctl_client *cl, const struct ctl_args *a)
+static int
+placement_show(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct ctl_reply r;
 	int rc = placement_call(cl, "placement show", a->pos[0], "GET", "", &r);
 
 	if (rc == CTL_EXIT_OK)
-		rc = show_plan_reply(cl, a, &r);
+		rc = show_plan_reply(a, out, &r);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_placement_replan(struct ctl_client *cl, const struct ctl_args *a)
+static int
+placement_replan(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct ctl_reply r;
 	int rc = placement_call(cl, "placement replan", a->pos[0], "POST", "/replan", &r);
 
 	if (rc == CTL_EXIT_OK)
-		rc = show_plan_reply(cl, a, &r);
+		rc = show_plan_reply(a, out, &r);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_placement_remove(struct ctl_client *cl, const struct ctl_args *a)
+static int
+placement_remove(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct ctl_reply r;
 	int rc = placement_call(cl, "placement remove", a->pos[0], "DELETE", "", &r);
-	char id[32];
+	char id[32], what[48];
 
 	/* 204; the id as a number, as the API has it ("007" is 7) */
 	snprintf(id, sizeof(id), "%ld", strtol(a->pos[0], NULL, 10));
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_done("removed", id, 0);
-	else if (rc == CTL_EXIT_OK)
-		printf("placement %s removed\n", id);
+	snprintf(what, sizeof(what), "placement %s", id);
+	if (rc == CTL_EXIT_OK)
+		rc = out->deleted(what, "removed", id, 0);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -13,12 +13,74 @@
 
 #include "ctl.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 #include "prov_api.h"
 #include "prov_sudoers.h"
 
 #define POLL_SECONDS 1
 #define POLL_MAX 1800          /* 30 minutes of polling at most */
+
+static ctl_handler node_add, node_deprovision;
+
+const struct ctl_cmd ctl_cmd_node_add = {
+	.name = "node add",
+	.usage = "HOST [OPTIONS] | --print-sudoers [--user U]",
+	.help =
+	    "Provision a Mac over SSH and wait until it is ready.\n"
+	    "The controller connects to HOST with its SSH key, pins the host key,\n"
+	    "runs the preflight (macOS 26.2 or later, Apple silicon, Thunderbolt 5,\n"
+	    "free disk, rdma_ctl status, Thunderbolt Bridge), then each step, checked\n"
+	    "before and after: Thunderbolt Bridge off, no system sleep, restart after\n"
+	    "a power failure, the GPU wired limit at every boot, a static IPv4 per\n"
+	    "cabled Thunderbolt port (one /30 per cable), tbagentd with a one-time\n"
+	    "enrolment token (pre-approved: no node accept needed) and its\n"
+	    "LaunchDaemon; then waits for the first report.  The node's SSH address\n"
+	    "and pinned key are kept for OS updates.  The controller needs --ssh-key.\n"
+	    "A second run changes nothing; a failed step stops the run and what it\n"
+	    "changed is undone where it can be.  With RDMA disabled it ends with the\n"
+	    "manual step: boot into Recovery, Terminal, rdma_ctl enable, reboot.\n"
+	    "Root SSH login is off on a Mac: log in as an admin (--user) whose\n"
+	    "sudo runs, without a password, what tbmesh runs as root; the preflight\n"
+	    "checks sudo -n.  --print-sudoers prints that sudoers drop-in (for\n"
+	    "/etc/sudoers.d/tbmesh on each Mac) and contacts nobody.\n"
+	    "Options:\n"
+	    "  --user U          the SSH user (default: the controller's)\n"
+	    "  --key FILE        the SSH private key, on the controller's host\n"
+	    "  --port N          the SSH port (default 22)\n"
+	    "  --cluster C       the cluster the node joins (its cabling plan gives\n"
+	    "                    the port addresses)\n"
+	    "  --name NODE       the node's name (default: its host name)\n"
+	    "  --fingerprint SHA256:...  the host key to expect (ssh-keygen -l)\n"
+	    "  --accept-new      pin the host key offered (shown in the output)\n"
+	    "  --agent-binary FILE  the macOS tbagentd to install, on the controller's\n"
+	    "                    host (default: the controller's configured copy)\n"
+	    "  --wired-limit-mb N  GPU wired limit, set at every boot (0: default)\n"
+	    "  --ip-base A.B.0.0 the /16 of the cables' /30s: cable k is A.B.k.0/30\n"
+	    "                    (default 192.168.0.0); refused when a cable's /24 holds\n"
+	    "                    a LAN address the cluster's nodes report\n"
+	    "  --dry-run         print every command, change nothing\n"
+	    "  --print-sudoers   print the sudoers drop-in for --user (default admin)\n",
+	.opts = CTL_OPT(USER) | CTL_OPT(KEY) | CTL_OPT(PORT) | CTL_OPT(CLUSTER) |
+	    CTL_OPT(FINGERPRINT) | CTL_OPT(ACCEPT_NEW) | CTL_OPT(PRINT_SUDOERS) |
+	    CTL_OPT(AGENT_BINARY) | CTL_OPT(WIRED_LIMIT_MB) | CTL_OPT(NAME) |
+	    CTL_OPT(IP_BASE) | CTL_OPT(DRY_RUN),
+	.min_pos = 0, .max_pos = 1,
+	.handler = node_add,
+};
+
+const struct ctl_cmd ctl_cmd_node_deprovision = {
+	.name = "node deprovision",
+	.usage = "NODE [--network] [--dry-run]",
+	.help =
+	    "Take tbmesh off a provisioned Mac over SSH.\n"
+	    "Stops and removes tbagentd, its LaunchDaemon, config and state, and the\n"
+	    "wired-limit LaunchDaemon.  Network settings stay unless --network.\n"
+	    "  --network         also remove the Thunderbolt port services (their\n"
+	    "                    network location) and turn the Thunderbolt Bridge back on\n"
+	    "  --dry-run         print every command, change nothing\n",
+	.opts = CTL_OPT(NETWORK) | CTL_OPT(DRY_RUN),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_deprovision,
+};
 
 /* dst = path, made absolute with cwd. */
 static int
@@ -138,86 +200,12 @@ ctl_prov_ended(const char *state)
 	return strcmp(state, "running") != 0 && strcmp(state, "waiting") != 0;
 }
 
-static void
-print_step(FILE *f, const struct prov_api_step *st)
-{
-	fprintf(f, "  %-16s %-22s %s\n", st->outcome, st->step, st->title);
-	if (st->command[0] != '\0')
-		fprintf(f, "  %-16s $ %s\n", "", st->command);
-	if (st->detail[0] != '\0')
-		fprintf(f, "  %-16s %s\n", "", st->detail);
-}
-
-/* The steps with outcome, as "a, b, c", into buf. */
-static void
-steps_with(const struct prov_api_status *s, const char *outcome, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < s->n_steps && o < size; i++)
-		if (strcmp(s->steps[i].outcome, outcome) == 0)
-			o += (size_t)snprintf(buf + o, size - o, "%s%s", o > 0 ? ", " : "",
-			    s->steps[i].step);
-}
-
-static void
-print_end(FILE *f, const struct prov_api_status *s)
-{
-	const char *who = s->node[0] != '\0' ? s->node : s->host;
-	char list[1024];
-
-	if (strcmp(s->state, "failed") == 0) {
-		if (s->failed_step[0] != '\0')
-			fprintf(f, "\nStopped at %s: %s\n", s->failed_step, s->reason);
-		else
-			fprintf(f, "\nFailed: %s\n", s->reason[0] != '\0' ? s->reason : "failed");
-		steps_with(s, "undone", list, sizeof(list));
-		if (s->n_steps > 0)
-			fprintf(f, "Undone: %s\n", list[0] != '\0' ? list : "nothing");
-		steps_with(s, "undo FAILED", list, sizeof(list));
-		if (list[0] != '\0')
-			fprintf(f, "Undo failed: %s\n", list);
-		steps_with(s, "cannot be undone", list, sizeof(list));
-		if (list[0] != '\0')
-			fprintf(f, "Cannot be undone: %s\n", list);
-	} else if (strcmp(s->state, "ready") == 0) {
-		fprintf(f, "\n%s is ready.\n", who);
-	} else if (s->dry_run) {
-		fprintf(f, "\nDry run: nothing was changed on %s.\n", s->host);
-	} else {
-		fprintf(f, "\n%s: %s.\n", who, strcmp(s->kind, "deprovision") == 0 ?
-		    "tbmesh removed" : s->state);
-	}
-	if (s->manual[0] != '\0')
-		fprintf(f, "Manual step for %s: %s\n", who, s->manual);
-}
-
-int
-ctl_prov_print(FILE *f, const struct prov_api_status *s, int *lines, int *steps)
-{
-	if (*lines == 0 && *steps == 0 && s->fingerprint[0] != '\0' &&
-	    (s->n_preflight > 0 || ctl_prov_ended(s->state)))
-		fprintf(f, "Host key: %s\n", s->fingerprint);
-	if (*lines == 0 && s->n_preflight > 0)
-		fprintf(f, "Preflight\n");
-	for (; *lines < s->n_preflight; (*lines)++)
-		fprintf(f, "  %-4s %s\n", s->preflight[*lines].verdict, s->preflight[*lines].text);
-	if (*steps == 0 && s->n_steps > 0)
-		fprintf(f, "Steps\n");
-	for (; *steps < s->n_steps; (*steps)++)
-		print_step(f, &s->steps[*steps]);
-	if (ctl_prov_ended(s->state))
-		print_end(f, s);
-	return ferror(f) ? -1 : 0;
-}
-
-/* Follow run reply r (a status) until it ends; print as it goes. */
+/* Follow run reply r (a status) until it ends; out shows it as it goes. */
 static int
-follow(struct ctl_client *cl, const struct ctl_args *a, struct ctl_reply *r)
+follow(struct ctl_client *cl, const struct ctl_output *out, struct ctl_reply *r)
 {
 	struct prov_api_status *s = calloc(1, sizeof(*s));
-	int lines = 0, steps = 0, json = ctl_want_json(cl, a), rc = CTL_EXIT_FAIL;
+	int lines = 0, steps = 0, rc = CTL_EXIT_FAIL;
 	char err[256], path[96];
 
 	if (s == NULL)
@@ -227,12 +215,9 @@ follow(struct ctl_client *cl, const struct ctl_args *a, struct ctl_reply *r)
 			ctl_errx("the controller's reply: %s", err);
 			break;
 		}
-		if (!json)
-			ctl_prov_print(stdout, s, &lines, &steps);
+		out->prov(r, s, &lines, &steps);
 		fflush(stdout);
 		if (ctl_prov_ended(s->state)) {
-			if (json)
-				ctl_json_print(r->body, r->len);
 			rc = strcmp(s->state, "failed") == 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 			break;
 		}
@@ -266,8 +251,8 @@ print_sudoers(const struct ctl_args *a)
 	return ferror(stdout) ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 }
 
-int
-ctl_node_add(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_add(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct prov_api_request req;
 	struct ctl_reply r;
@@ -287,13 +272,13 @@ ctl_node_add(struct ctl_client *cl, const struct ctl_args *a)
 	rc = ctl_call(cl, "POST", "/v1/provisions", body, "node add", &r);
 	free(body);
 	if (rc == CTL_EXIT_OK)
-		rc = follow(cl, a, &r);
+		rc = follow(cl, out, &r);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_node_deprovision(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_deprovision(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct prov_api_deprov d = { a->network, a->dry_run };
 	struct ctl_reply r;
@@ -309,7 +294,7 @@ ctl_node_deprovision(struct ctl_client *cl, const struct ctl_args *a)
 	rc = ctl_call(cl, "POST", path, body, "node deprovision", &r);
 	free(body);
 	if (rc == CTL_EXIT_OK)
-		rc = follow(cl, a, &r);
+		rc = follow(cl, out, &r);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +14,140 @@
 
 #include "api.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 #include "rollout_api.h"
 
-/* POST body to path; print the reply as JSON (--json) or done. */
+static ctl_handler node_ssh, node_trust, credentials_set, rollout_start, rollout_status,
+    rollout_pause, rollout_resume, rollout_abort, rollout_retry;
+
+const struct ctl_cmd ctl_cmd_node_ssh = {
+	.name = "node ssh",
+	.usage = "NODE --host HOST [--port N] --user USER",
+	.help =
+	    "Tell the controller how to reach a node over SSH (OS updates).\n"
+	    "The controller logs in with its --ssh-key; the node's host key must\n"
+	    "also be pinned with node trust.\n"
+	    "  --host HOST       address or host name\n"
+	    "  --port N          SSH port (default 22)\n"
+	    "  --user USER       the account to log in as\n",
+	.opts = CTL_OPT(HOST) | CTL_OPT(PORT) | CTL_OPT(USER),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_ssh,
+};
+
+const struct ctl_cmd ctl_cmd_node_trust = {
+	.name = "node trust",
+	.usage = "NODE --fingerprint SHA256:...",
+	.help =
+	    "Pin a node's SSH host key.\n"
+	    "The controller refuses a node whose key is unknown or has changed; the\n"
+	    "refusal shows both fingerprints.  Check the key on the node\n"
+	    "(ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub), then pin it.\n"
+	    "  --fingerprint FP  the key's SHA256 fingerprint, as ssh-keygen -l prints it\n",
+	.opts = CTL_OPT(FINGERPRINT),
+	.min_pos = 1, .max_pos = 1,
+	.handler = node_trust,
+};
+
+const struct ctl_cmd ctl_cmd_credentials_set = {
+	.name = "credentials set",
+	.usage = "(NODE | --cluster C) --user U --password-file F",
+	.help =
+	    "Store the account that OS updates authenticate as.\n"
+	    "softwareupdate --user U --stdinpass gets the password on its standard\n"
+	    "input.  The controller keeps it outside the inventory, in a file only\n"
+	    "its user can read; it is never shown again, logged or put in an event.\n"
+	    "A node's own credentials win over its cluster's.\n"
+	    "  --cluster C       for every node of cluster C\n"
+	    "  --user U          the volume owner's account on the Mac\n"
+	    "  --password-file F its password: the first line of F\n",
+	.opts = CTL_OPT(CLUSTER) | CTL_OPT(USER) | CTL_OPT(PASSWORD_FILE),
+	.min_pos = 0, .max_pos = 1,
+	.handler = credentials_set,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_start = {
+	.name = "rollout start",
+	.usage = "--cluster C --target VERSION --mode rolling|lockstep [options]",
+	.help =
+	    "Update macOS on a cluster's nodes.\n"
+	    "Per node: preflight (SSH with the pinned key, the update listed, free\n"
+	    "disk, credentials, a healthy node), cordon, drain, download, install\n"
+	    "with restart, wait for a report with a new boot time, verify (build,\n"
+	    "RDMA, links, GPU wired limit), uncordon (only if the rollout cordoned\n"
+	    "it).  Nodes at the target are skipped.  A failed step halts the\n"
+	    "rollout and leaves the node cordoned with the reason.\n"
+	    "Drain stops the node's placements (lockstep: every placement of the\n"
+	    "cluster, before any node installs): degraded, with an event, memory\n"
+	    "kept.  The rollout's end (or abort) restores each to active when all\n"
+	    "its nodes are ready, or leaves it degraded with the reason.  While\n"
+	    "builds differ, tbctl place gives no RDMA across builds.\n"
+	    "  --cluster C             the cluster\n"
+	    "  --target VERSION        macOS version (26.3) or build (25D125)\n"
+	    "  --label L               the softwareupdate label (default: the update\n"
+	    "                          to VERSION that softwareupdate --list shows)\n"
+	    "  --mode rolling|lockstep rolling: at most --max-unavailable nodes out of\n"
+	    "                          service at once; lockstep: all nodes together\n"
+	    "  --max-unavailable N     rolling: default 1\n"
+	    "  --window HH:MM-HH:MM    start nodes only in this daily window (UTC)\n"
+	    "  --dry-run               print every step per node with the commands it\n"
+	    "                          would run; change nothing\n",
+	.opts = CTL_OPT(CLUSTER) | CTL_OPT(TARGET) | CTL_OPT(LABEL) | CTL_OPT(MODE) |
+	    CTL_OPT(MAX_UNAVAILABLE) | CTL_OPT(WINDOW) | CTL_OPT(DRY_RUN),
+	.min_pos = 0, .max_pos = 0,
+	.handler = rollout_start,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_status = {
+	.name = "rollout status",
+	.usage = "[ID]",
+	.help =
+	    "Show the rollouts, or one with its nodes.\n"
+	    "Per node: its step, since when, and the last line its commands printed\n"
+	    "(or why it failed).\n",
+	.min_pos = 0, .max_pos = 1,
+	.handler = rollout_status,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_pause = {
+	.name = "rollout pause",
+	.usage = "[ID]",
+	.help =
+	    "Pause a rollout after the step under way (default: the open one).\n",
+	.min_pos = 0, .max_pos = 1,
+	.handler = rollout_pause,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_resume = {
+	.name = "rollout resume",
+	.usage = "[ID]",
+	.help =
+	    "Resume a paused rollout (default: the open one).\n",
+	.min_pos = 0, .max_pos = 1,
+	.handler = rollout_resume,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_abort = {
+	.name = "rollout abort",
+	.usage = "[ID]",
+	.help =
+	    "Stop a rollout for good (default: the open one).\n"
+	    "Nodes are left as they are: a node it cordoned stays cordoned.\n",
+	.min_pos = 0, .max_pos = 1,
+	.handler = rollout_abort,
+};
+
+const struct ctl_cmd ctl_cmd_rollout_retry = {
+	.name = "rollout retry",
+	.usage = "NODE [ID]",
+	.help =
+	    "Run a halted rollout's failed step on NODE again, and go on.\n",
+	.min_pos = 1, .max_pos = 2,
+	.handler = rollout_retry,
+};
+
+/* POST body (freed, wiped) to path; done is the line for people. */
 static int
-post(struct ctl_client *cl, const struct ctl_args *a, const char *path, char *body,
+post(struct ctl_client *cl, const struct ctl_output *out, const char *path, char *body,
     const char *what, const char *done)
 {
 	struct ctl_reply r;
@@ -31,16 +158,14 @@ post(struct ctl_client *cl, const struct ctl_args *a, const char *path, char *bo
 	rc = ctl_call(cl, "POST", path, body, what, &r);
 	memset(body, 0, strlen(body));   /* it may hold a password */
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK && done != NULL)
-		printf("%s\n", done);
+	if (rc == CTL_EXIT_OK)
+		rc = out->done(&r, "%s", done);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_node_ssh(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_ssh(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[256], done[512];
 	struct ro_ssh s = { .port = 22 };
@@ -61,7 +186,7 @@ ctl_node_ssh(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_fail("node ssh: name too long");
 	snprintf(done, sizeof(done), "%s: SSH to %s@%s port %ld", a->pos[0], a->user, a->host,
 	    port);
-	return post(cl, a, path, ro_json_ssh_request(&s), "node ssh", done);
+	return post(cl, out, path, ro_json_ssh_request(&s), "node ssh", done);
 }
 
 /* "SHA256:" and 43 base64 characters. */
@@ -74,8 +199,8 @@ fp_valid(const char *s)
 	    == 43;
 }
 
-int
-ctl_node_trust(struct ctl_client *cl, const struct ctl_args *a)
+static int
+node_trust(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[256], done[256];
 	int rc;
@@ -91,7 +216,7 @@ ctl_node_trust(struct ctl_client *cl, const struct ctl_args *a)
 	if (ctl_path(cl, path, sizeof(path), "/v1/nodes/", a->pos[0], "/trust") == -1)
 		return ctl_fail("node trust: name too long");
 	snprintf(done, sizeof(done), "%s: host key %s pinned", a->pos[0], a->fingerprint);
-	return post(cl, a, path, ro_json_fingerprint(a->fingerprint), "node trust", done);
+	return post(cl, out, path, ro_json_fingerprint(a->fingerprint), "node trust", done);
 }
 
 /* The first line of path into pw; CTL_EXIT_OK or a failure printed. */
@@ -120,8 +245,8 @@ read_password(const char *path, char *pw, size_t size)
 	return CTL_EXIT_OK;
 }
 
-int
-ctl_credentials_set(struct ctl_client *cl, const struct ctl_args *a)
+static int
+credentials_set(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	static const char usage[] = "(usage: tbctl credentials set (NODE | --cluster C) "
 	    "--user U --password-file F)";
@@ -149,46 +274,36 @@ ctl_credentials_set(struct ctl_client *cl, const struct ctl_args *a)
 	    a->npos ? "node" : "cluster", a->npos ? a->pos[0] : a->cluster, a->user);
 	char *body = ro_json_credentials(&cr);
 	memset(cr.password, 0, sizeof(cr.password));
-	rc = post(cl, a, "/v1/credentials", body, "credentials set", done);
+	rc = post(cl, out, "/v1/credentials", body, "credentials set", done);
 	return rc;
 }
 
-int
-ctl_rollout_start(struct ctl_client *cl, const struct ctl_args *a)
+/* rollout start's options into c; CTL_EXIT_OK, or a usage error printed. */
+static int
+start_request(const struct ctl_args *a, struct ro_campaign *c)
 {
 	static const char usage[] = "(usage: tbctl rollout start --cluster C --target VERSION "
 	    "--mode rolling|lockstep ...)";
-	struct ro_campaign *c = calloc(1, sizeof(*c));
-	struct ctl_reply r;
-	char err[256];
 	long mu = 1;
-	int rc;
 
-	if (c == NULL)
-		return ctl_fail("out of memory");
-	rc = CTL_EXIT_USAGE;
 	if (a->cluster == NULL || a->target == NULL || a->mode == NULL)
-		ctl_errx("rollout start: --cluster, --target and --mode are required %s", usage);
-	else if (ctl_name_check("rollout start", "cluster", a->cluster) != CTL_EXIT_OK)
-		;
-	else if (ro_mode_parse(a->mode, &c->mode) == -1)
-		ctl_errx("rollout start: --mode \"%s\" is not rolling or lockstep", a->mode);
-	else if (a->max_unavailable != NULL && ctl_parse_count(a->max_unavailable, 1,
+		return ctl_usage("rollout start: --cluster, --target and --mode are required %s",
+		    usage);
+	if (ctl_name_check("rollout start", "cluster", a->cluster) != CTL_EXIT_OK)
+		return CTL_EXIT_USAGE;
+	if (ro_mode_parse(a->mode, &c->mode) == -1)
+		return ctl_usage("rollout start: --mode \"%s\" is not rolling or lockstep", a->mode);
+	if (a->max_unavailable != NULL && ctl_parse_count(a->max_unavailable, 1,
 	    RO_NODES_MAX, &mu) == -1)
-		ctl_errx("rollout start: --max-unavailable \"%s\" is not a number from 1 to %d",
-		    a->max_unavailable, RO_NODES_MAX);
-	else if (a->window != NULL && ro_window_parse(a->window, &c->window_start,
+		return ctl_usage("rollout start: --max-unavailable \"%s\" is not a number from 1 "
+		    "to %d", a->max_unavailable, RO_NODES_MAX);
+	if (a->window != NULL && ro_window_parse(a->window, &c->window_start,
 	    &c->window_end) == -1)
-		ctl_errx("rollout start: --window \"%s\" is not HH:MM-HH:MM (UTC)", a->window);
-	else if (strlen(a->target) > RO_TARGET_MAX || (a->label != NULL &&
+		return ctl_usage("rollout start: --window \"%s\" is not HH:MM-HH:MM (UTC)",
+		    a->window);
+	if (strlen(a->target) > RO_TARGET_MAX || (a->label != NULL &&
 	    strlen(a->label) > RO_LABEL_MAX))
-		ctl_errx("rollout start: --target or --label is too long");
-	else
-		rc = CTL_EXIT_OK;
-	if (rc != CTL_EXIT_OK) {
-		free(c);
-		return rc;
-	}
+		return ctl_usage("rollout start: --target or --label is too long");
 	if (a->window == NULL)
 		c->window_start = c->window_end = -1;
 	snprintf(c->cluster, sizeof(c->cluster), "%s", a->cluster);
@@ -196,70 +311,71 @@ ctl_rollout_start(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(c->label, sizeof(c->label), "%s", a->label != NULL ? a->label : "");
 	c->max_unavailable = (int)mu;
 	c->dry_run = a->dry_run;
-	char *body = ro_json_request(c);
-	rc = body == NULL ? ctl_fail("out of memory") :
-	    ctl_call(cl, "POST", "/v1/rollouts", body, "rollout start", &r);
-	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK && ro_json_decode_campaign(r.body, r.len, c, err,
-	    sizeof(err)) == -1)
-		rc = ctl_fail("cannot decode the rollout: %s", err);
-	else if (rc == CTL_EXIT_OK)
-		rc = ctl_rollout_print(stdout, c, ctl_now()) == 0 ? CTL_EXIT_OK :
-		    ctl_fail("out of memory");
-	if (body != NULL)
-		ctl_reply_free(&r);
+	return CTL_EXIT_OK;
+}
+
+static int
+rollout_start(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
+{
+	struct ro_campaign *c = calloc(1, sizeof(*c));
+	struct ctl_reply r;
+	char *body;
+	int rc;
+
+	if (c == NULL)
+		return ctl_fail("out of memory");
+	if ((rc = start_request(a, c)) != CTL_EXIT_OK) {
+		free(c);
+		return rc;
+	}
+	body = ro_json_request(c);
 	free(c);
+	if (body == NULL)
+		return ctl_fail("out of memory");
+	if ((rc = ctl_call(cl, "POST", "/v1/rollouts", body, "rollout start", &r)) ==
+	    CTL_EXIT_OK)
+		rc = out->rollout(&r, a);
+	free(body);
+	ctl_reply_free(&r);
 	return rc;
 }
 
 /* GET every campaign (newest first). */
 static int
-get_all(struct ctl_client *cl, struct ro_campaign **out, int *n, struct ctl_reply *r)
+get_all(struct ctl_client *cl, struct ro_campaign **all, int *n, struct ctl_reply *r)
 {
 	char err[256];
 	int rc = ctl_call(cl, "GET", "/v1/rollouts", NULL, "rollout status", r);
 
-	*out = NULL;
+	*all = NULL;
 	*n = 0;
-	if (rc == CTL_EXIT_OK && ro_json_decode_campaigns(r->body, r->len, out, n, err,
+	if (rc == CTL_EXIT_OK && ro_json_decode_campaigns(r->body, r->len, all, n, err,
 	    sizeof(err)) == -1)
 		rc = ctl_fail("cannot decode the rollouts: %s", err);
 	return rc;
 }
 
-int
-ctl_rollout_status(struct ctl_client *cl, const struct ctl_args *a)
+static int
+rollout_status(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	struct ro_campaign *all = NULL, *one = NULL;
+	struct ro_campaign *all = NULL;
 	struct ctl_reply r;
-	char path[64], err[256];
+	char path[64];
 	long id = 0;
 	int n = 0, rc;
 
 	if (a->npos == 1 && ctl_parse_count(a->pos[0], 1, 999999999999L, &id) == -1)
 		return ctl_usage("rollout status: \"%s\" is not a rollout id", a->pos[0]);
 	if (id == 0) {
-		rc = get_all(cl, &all, &n, &r);
-		if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-			rc = ctl_json_print(r.body, r.len);
-		else if (rc == CTL_EXIT_OK && ctl_rollouts_print(stdout, all, n, ctl_now()) == -1)
-			rc = ctl_fail("out of memory");
+		if ((rc = get_all(cl, &all, &n, &r)) == CTL_EXIT_OK)
+			rc = out->rollouts(&r, all, n);
 		free(all);
 		ctl_reply_free(&r);
 		return rc;
 	}
 	snprintf(path, sizeof(path), "/v1/rollouts/%ld", id);
-	rc = ctl_call(cl, "GET", path, NULL, "rollout status", &r);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK && ((one = malloc(sizeof(*one))) == NULL ||
-	    ro_json_decode_campaign(r.body, r.len, one, err, sizeof(err)) == -1))
-		rc = ctl_fail("cannot decode the rollout: %s", one ? err : "out of memory");
-	else if (rc == CTL_EXIT_OK)
-		ctl_rollout_print(stdout, one, ctl_now());
-	free(one);
+	if ((rc = ctl_call(cl, "GET", path, NULL, "rollout status", &r)) == CTL_EXIT_OK)
+		rc = out->rollout(&r, a);
 	ctl_reply_free(&r);
 	return rc;
 }
@@ -299,9 +415,10 @@ pick(struct ctl_client *cl, const char *cmd, const char *given, const char *node
 	return rc;
 }
 
+/* pause, resume, abort, retry: POST /v1/rollouts/ID/<action>. */
 static int
-command(struct ctl_client *cl, const struct ctl_args *a, const char *cmd, const char *action,
-    const char *node, const char *id_arg)
+command(struct ctl_client *cl, const struct ctl_output *out, const char *cmd,
+    const char *action, const char *node, const char *id_arg)
 {
 	char path[96], done[160];
 	long id;
@@ -312,104 +429,35 @@ command(struct ctl_client *cl, const struct ctl_args *a, const char *cmd, const 
 	snprintf(path, sizeof(path), "/v1/rollouts/%ld/%s", id, action);
 	snprintf(done, sizeof(done), "rollout %ld: %s%s%s", id, action, node ? " " : "",
 	    node ? node : "");
-	return post(cl, a, path, node != NULL ? ro_json_node_request(node) : strdup("{}"), cmd,
+	return post(cl, out, path, node != NULL ? ro_json_node_request(node) : strdup("{}"), cmd,
 	    done);
 }
 
-int
-ctl_rollout_pause(struct ctl_client *cl, const struct ctl_args *a)
+static int
+rollout_pause(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return command(cl, a, "rollout pause", "pause", NULL, a->npos ? a->pos[0] : NULL);
+	return command(cl, out, "rollout pause", "pause", NULL, a->npos ? a->pos[0] : NULL);
 }
 
-int
-ctl_rollout_resume(struct ctl_client *cl, const struct ctl_args *a)
+static int
+rollout_resume(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return command(cl, a, "rollout resume", "resume", NULL, a->npos ? a->pos[0] : NULL);
+	return command(cl, out, "rollout resume", "resume", NULL, a->npos ? a->pos[0] : NULL);
 }
 
-int
-ctl_rollout_abort(struct ctl_client *cl, const struct ctl_args *a)
+static int
+rollout_abort(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	return command(cl, a, "rollout abort", "abort", NULL, a->npos ? a->pos[0] : NULL);
+	return command(cl, out, "rollout abort", "abort", NULL, a->npos ? a->pos[0] : NULL);
 }
 
-int
-ctl_rollout_retry(struct ctl_client *cl, const struct ctl_args *a)
+static int
+rollout_retry(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	int rc = ctl_name_check("rollout retry", "node", a->pos[0]);
 
 	if (rc != CTL_EXIT_OK)
 		return rc;
-	return command(cl, a, "rollout retry", "retry", a->pos[0], a->npos > 1 ? a->pos[1] : NULL);
-}
-
-/* ---- output ---- */
-
-int
-ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now)
-{
-	static const char *const head[] = { "NODE", "STEP", "SINCE", "LAST OUTPUT" };
-	static const char *const dhead[] = { "NODE", "STEP", "WOULD RUN" };
-	char win[32], age[CTL_FMT_MAX];
-	struct ctl_table *t = ctl_table_new(c->dry_run ? 3 : 4, c->dry_run ? dhead : head);
-
-	if (t == NULL)
-		return -1;
-	ro_window_str(c->window_start, c->window_end, win, sizeof(win));
-	if (c->dry_run)
-		fprintf(f, "Dry run: nothing is changed.\n");
-	else
-		ctl_kv(f, 0, "Rollout", "%" PRId64 " (%s)", c->id, ro_state_str(c->state));
-	ctl_kv(f, 0, "Cluster", "%s", c->cluster);
-	ctl_kv(f, 0, "Target", "%s%s%s", c->target, c->label[0] ? ", label " : "", c->label);
-	ctl_kv(f, 0, "Mode", "%s, at most %d out of service%s%s", ro_mode_str(c->mode),
-	    c->mode == RO_LOCKSTEP ? c->n : c->max_unavailable, win[0] ? ", window " : "", win);
-	if (c->reason[0] != '\0')
-		ctl_kv(f, 0, "Reason", "%s", c->reason);
-	for (int i = 0; i < c->n; i++) {
-		const struct ro_node *n = &c->nodes[i];
-		char step[64];
-		snprintf(step, sizeof(step), "%s%s%s", ro_step_str(n->step),
-		    n->step == RO_FAILED ? " at " : "", n->step == RO_FAILED ?
-		    ro_step_str(n->failed_step) : "");
-		const char *last = n->reason[0] && n->step == RO_FAILED ? n->reason : n->last_line;
-		if (c->dry_run) {
-			for (int k = 0; k < (n->ncmds ? n->ncmds : 1); k++) {
-				const char *cells[] = { k ? "" : n->node, k ? "" : step,
-					n->ncmds ? n->cmds[k] : n->reason };
-				ctl_table_add(t, cells);
-			}
-			continue;
-		}
-		const char *cells[] = { n->node, step, ctl_fmt_age(n->since, now, age, sizeof(age)),
-			last };
-		ctl_table_add(t, cells);
-	}
-	fputc('\n', f);
-	return ctl_table_end(t, f, 0);
-}
-
-int
-ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now)
-{
-	static const char *const head[] = { "ID", "CLUSTER", "TARGET", "MODE", "STATE", "NODES",
-		"UPDATED", "REASON" };
-	struct ctl_table *t = ctl_table_new(8, head);
-	char id[32], nodes[32], age[CTL_FMT_MAX];
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		int done = 0;
-		for (int k = 0; k < c[i].n; k++)
-			done += c[i].nodes[k].step == RO_DONE || c[i].nodes[k].step == RO_SKIPPED;
-		snprintf(id, sizeof(id), "%" PRId64, c[i].id);
-		snprintf(nodes, sizeof(nodes), "%d/%d", done, c[i].n);
-		const char *cells[] = { id, c[i].cluster, c[i].target, ro_mode_str(c[i].mode),
-			ro_state_str(c[i].state), nodes,
-			ctl_fmt_age(c[i].updated_at, now, age, sizeof(age)), c[i].reason };
-		ctl_table_add(t, cells);
-	}
-	return ctl_table_end(t, f, 0);
+	return command(cl, out, "rollout retry", "retry", a->pos[0],
+	    a->npos > 1 ? a->pos[1] : NULL);
 }

@@ -12,18 +12,52 @@
 
 #include "api_json.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 
 #define BOOTSTRAP_TTL 3600.0
 
-static void
-wipe(void *p, size_t n)
-{
-	volatile unsigned char *v = p;
+static ctl_handler token_create, token_list, token_revoke;
 
-	while (n-- > 0)
-		*v++ = 0;
-}
+const struct ctl_cmd ctl_cmd_token_create = {
+	.name = "token create",
+	.usage = "[--role ROLE] [--ttl DURATION] [--cluster NAME] [--label TEXT] "
+	    "[--accept]",
+	.help =
+	    "Create a token; print it alone on stdout.\n"
+	    "This is the only time the token is shown.\n"
+	    "  --role ROLE       admin, viewer or bootstrap (default bootstrap: lets\n"
+	    "                    one agent enrol itself, as pending until accepted)\n"
+	    "  --ttl DURATION    lifetime: 90 (seconds), 3600s, 30m, 1h, 7d, 2w, 1h30m;\n"
+	    "                    default 1h for bootstrap, never expires for the others\n"
+	    "  --cluster NAME    bootstrap only: the cluster the enrolled node joins\n"
+	    "  --label TEXT      a note shown by token list\n"
+	    "  --accept          bootstrap only: pre-approved; the node it enrols (or\n"
+	    "                    re-enrols) is accepted at once, not left pending\n",
+	.opts = CTL_OPT(ROLE) | CTL_OPT(TTL) | CTL_OPT(CLUSTER) | CTL_OPT(LABEL) |
+	    CTL_OPT(ACCEPT),
+	.min_pos = 0, .max_pos = 0,
+	.handler = token_create,
+};
+
+const struct ctl_cmd ctl_cmd_token_list = {
+	.name = "token list",
+	.usage = "",
+	.help =
+	    "List the tokens (never their secrets).\n"
+	    "CREATED and USED are how long ago; EXPIRES is the time left, \"expired\"\n"
+	    "or \"never\".\n",
+	.min_pos = 0, .max_pos = 0,
+	.handler = token_list,
+};
+
+const struct ctl_cmd ctl_cmd_token_revoke = {
+	.name = "token revoke",
+	.usage = "ID",
+	.help =
+	    "Revoke a token by its id.\n"
+	    "ID is the 12 hex digits shown by token list.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = token_revoke,
+};
 
 static int
 parse_role(const char *s, enum token_role *role)
@@ -86,27 +120,8 @@ ctl_token_request_parse(const struct ctl_args *a, struct api_token_request *req,
 	return 0;
 }
 
-/* The secret of the reply, alone on stdout. */
 static int
-print_secret(const struct ctl_reply *r)
-{
-	char secret[API_TOKEN_MAX + 1], err[256];
-	struct api_token t;
-	int rc = CTL_EXIT_OK;
-
-	if (api_json_decode_token(r->body, r->len, &t, secret, sizeof(secret), err,
-	    sizeof(err)) == -1)
-		rc = ctl_fail("token create: cannot decode the reply: %s", err);
-	else if (secret[0] == '\0')
-		rc = ctl_fail("token create: the reply holds no token");
-	else
-		printf("%s\n", secret);
-	wipe(secret, sizeof(secret));
-	return rc;
-}
-
-int
-ctl_token_create(struct ctl_client *cl, const struct ctl_args *a)
+token_create(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct api_token_request req;
 	struct ctl_reply r;
@@ -119,74 +134,20 @@ ctl_token_create(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_fail("out of memory");
 	rc = ctl_call(cl, "POST", "/v1/tokens", body, "token create", &r);
 	free(body);
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_print(r.body, r.len);
-	else if (rc == CTL_EXIT_OK)
-		rc = print_secret(&r);
+	if (rc == CTL_EXIT_OK)
+		rc = out->token_created(&r, a);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-/* EXPIRES: "never", "expired", or the time left. */
-static char *
-expires(double at, double now, char *buf, size_t size)
+static int
+token_list(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	if (isnan(at))
-		snprintf(buf, size, "never");
-	else if (at <= now)
-		snprintf(buf, size, "expired");
-	else
-		ctl_fmt_duration(at - now, buf, size);
-	return buf;
-}
-
-static void
-token_row(struct ctl_table *t, const struct api_token *tok, double now)
-{
-	char created[CTL_FMT_MAX], exp[CTL_FMT_MAX], used[CTL_FMT_MAX];
-	const char *cells[] = { tok->id, api_role_str(tok->role), tok->cluster, tok->node,
-		tok->label, ctl_fmt_age(tok->created_at, now, created, sizeof(created)),
-		expires(tok->expires_at, now, exp, sizeof(exp)),
-		isnan(tok->used_at) ? "-" : ctl_fmt_age(tok->used_at, now, used, sizeof(used)),
-		tok->revoked ? "yes" : "no" };
-
-	ctl_table_add(t, cells);
-}
-
-int
-ctl_tokens_print(FILE *f, const struct api_token *tok, int n, double now)
-{
-	static const char *headers[] = { "ID", "ROLE", "CLUSTER", "NODE", "LABEL", "CREATED",
-		"EXPIRES", "USED", "REVOKED" };
-	struct ctl_table *t = ctl_table_new(9, headers);
-
-	if (t == NULL)
-		return -1;
-	for (int i = 0; i < n; i++)
-		token_row(t, &tok[i], now);
-	return ctl_table_end(t, f, 0);
+	return ctl_get(cl, a, "/v1/tokens", out->tokens);
 }
 
 static int
-show_token(const char *body, size_t len, char *err, size_t errlen)
-{
-	struct api_token *tok = NULL;
-	int n, rc = -1;
-
-	if (api_json_decode_tokens(body, len, &tok, &n, err, errlen) == 0)
-		rc = ctl_tokens_print(stdout, tok, n, ctl_now()) == -1 ? CTL_SHOW_OOM : 0;
-	free(tok);
-	return rc;
-}
-
-int
-ctl_token_list(struct ctl_client *cl, const struct ctl_args *a)
-{
-	return ctl_get_show(cl, a, "/v1/tokens", "the list of tokens", show_token);
-}
-
-int
-ctl_token_revoke(struct ctl_client *cl, const struct ctl_args *a)
+token_revoke(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	const char *id = a->pos[0];
 	char path[64], what[64];
@@ -204,10 +165,8 @@ ctl_token_revoke(struct ctl_client *cl, const struct ctl_args *a)
 	if (ctl_path(cl, path, sizeof(path), "/v1/tokens/", id, "") == -1)
 		return ctl_fail("out of memory");
 	rc = ctl_call(cl, "DELETE", path, NULL, what, &r);   /* 204 */
-	if (rc == CTL_EXIT_OK && ctl_want_json(cl, a))
-		rc = ctl_json_done("revoked", id, 1);
-	else if (rc == CTL_EXIT_OK)
-		printf("token %s revoked\n", id);
+	if (rc == CTL_EXIT_OK)
+		rc = out->deleted(what, "revoked", id, 1);
 	ctl_reply_free(&r);
 	return rc;
 }

@@ -8,80 +8,92 @@
 #include "ctl.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_json.h"
 #include "ctl_http.h"
-#include "ctl_output.h"
 #include "wiring_types.h"
 #include "wiring_json.h"
 
 #define DOT_FILE_MAX (1024 * 1024)
 
-static int
-link_row(struct ctl_table *t, const struct wiring_link *l, const char *verdict)
-{
-	char speed[32] = "";
+static ctl_handler wiring_check, wiring_plan, wiring_import, wiring_export, wiring_expect;
 
-	if (!isnan(l->speed_gbps))
-		snprintf(speed, sizeof(speed), "%g", l->speed_gbps);
-	const char *cells[] = { l->id, verdict, l->expected, l->actual, speed, l->fix };
-	return ctl_table_add(t, cells);
+/* The verdicts, from proto's list (wiring_verdict_help), after the help. */
+static void
+wiring_verdicts_help(FILE *f)
+{
+	size_t n = wiring_verdict_help(NULL, 0);
+	char *buf = malloc(n + 1);
+
+	if (buf == NULL)
+		return;
+	wiring_verdict_help(buf, n + 1);
+	fprintf(f, "Verdicts (a link with several problems shows the first of them):\n%s", buf);
+	free(buf);
 }
 
-int
-ctl_wiring_print(FILE *f, const struct wiring_result *r)
-{
-	static const char *headers[] = { "LINK", "VERDICT", "EXPECTED", "ACTUAL", "GB/S", "FIX" };
-	struct ctl_table *t = ctl_table_new(6, headers);
-	int rc = 0;
+const struct ctl_cmd ctl_cmd_wiring_check = {
+	.name = "wiring check",
+	.usage = "[CLUSTER]",
+	.help =
+	    "Check the Thunderbolt cabling of a cluster, or of every cluster.\n"
+	    "One line per expected link: its verdict, what was expected, what is\n"
+	    "there, the speed and the fix; then the links nobody expected, and the\n"
+	    "cluster's verdict with reasons.\n"
+	    "Exit status: 0 every link passes, 1 a link fails, 2 an error.\n",
+	.min_pos = 0, .max_pos = 1,
+	.handler = wiring_check,
+	.help_more = wiring_verdicts_help,
+};
 
-	if (t == NULL)
-		return -1;
-	fprintf(f, "cluster %s (%s): %s\n", r->cluster, wiring_topology_str(r->topology),
-	    r->verdict_text);
-	for (int k = 0; rc == 0 && k < r->n_links; k++)
-		rc = link_row(t, &r->links[k], wiring_verdict_str(r->links[k].verdict));
-	for (int k = 0; rc == 0 && k < r->n_unexpected; k++)
-		rc = link_row(t, &r->unexpected[k], "unexpected");
-	if (rc == 0 && ctl_table_rows(t) > 0)
-		ctl_table_print(t, f, 0);
-	else if (rc == 0)
-		fprintf(f, "no links expected and none seen\n");
-	for (int k = 0; rc == 0 && k < r->n_reasons; k++)
-		fprintf(f, "%s%s\n", k == 0 ? "reasons: " : "         ", r->reasons[k]);
-	ctl_table_free(t);
-	return rc;
-}
+const struct ctl_cmd ctl_cmd_wiring_plan = {
+	.name = "wiring plan",
+	.usage = "CLUSTER [--topology mesh|ring] [--save]",
+	.help =
+	    "Propose a cabling plan, receptacle by receptacle.\n"
+	    "Made from the receptacles the nodes report: none used twice, a\n"
+	    "receptacle that does not carry RDMA avoided, cables already in place\n"
+	    "kept.  Refused with the reason when it cannot be done (a full mesh of 8\n"
+	    "needs 7 receptacles on each node).\n"
+	    "  --topology T      mesh (default) or ring (in name order)\n"
+	    "  --save            make it the cluster's expected wiring\n",
+	.opts = CTL_OPT(TOPOLOGY) | CTL_OPT(SAVE),
+	.min_pos = 1, .max_pos = 1,
+	.handler = wiring_plan,
+};
 
-int
-ctl_plan_print(FILE *f, const struct wiring_plan_doc *p)
-{
-	static const char *headers[] = { "CABLE", "FROM", "RECEPTACLE", "TO", "RECEPTACLE" };
-	struct ctl_table *t;
-	char num[16];
+const struct ctl_cmd ctl_cmd_wiring_import = {
+	.name = "wiring import",
+	.usage = "CLUSTER FILE",
+	.help =
+	    "Make a DOT file the cluster's cabling plan.\n"
+	    "Links are written \"mac1\":\"tb2\" -- \"mac2\":\"tb5\" (PTM and\n"
+	    "mlx.distributed_config --dot style); comments and attributes are\n"
+	    "ignored; a link without ports accepts any receptacle.\n",
+	.min_pos = 2, .max_pos = 2,
+	.handler = wiring_import,
+};
 
-	if (p->topology != WIRING_TOPO_PLAN) {
-		fprintf(f, "cluster %s expects a full %s on any receptacles (no plan)\n",
-		    p->cluster, p->topology == WIRING_TOPO_RING ? "ring" : "mesh");
-		return 0;
-	}
-	if ((t = ctl_table_new(5, headers)) == NULL)
-		return -1;
-	for (int k = 0; k < p->n_links; k++) {
-		const struct wiring_plan_link *l = &p->links[k];
+const struct ctl_cmd ctl_cmd_wiring_export = {
+	.name = "wiring export",
+	.usage = "CLUSTER",
+	.help =
+	    "Print the cluster's cabling plan as DOT.\n",
+	.min_pos = 1, .max_pos = 1,
+	.handler = wiring_export,
+};
 
-		snprintf(num, sizeof(num), "%d", k + 1);
-		const char *cells[] = { num, l->a.node, l->a.receptacle, l->b.node,
-			l->b.receptacle };
-		ctl_table_add(t, cells);
-	}
-	fprintf(f, "cluster %s: %d cable%s\n", p->cluster, p->n_links, p->n_links == 1 ? "" : "s");
-	return ctl_table_end(t, f, 0);
-}
+const struct ctl_cmd ctl_cmd_wiring_expect = {
+	.name = "wiring expect",
+	.usage = "CLUSTER mesh|ring",
+	.help =
+	    "Expect a full mesh or a ring on any receptacles (drops a plan).\n",
+	.min_pos = 2, .max_pos = 2,
+	.handler = wiring_expect,
+};
 
 /* One cluster's check: its reply into *res; CTL_EXIT_OK or an error printed. */
 static int
@@ -119,92 +131,74 @@ all_clusters(struct ctl_client *cl, struct api_cluster **c, int *n)
 	return rc;
 }
 
-/* Check one cluster, print it; *failed set when a link fails.  0 or 2. */
+/* *failed set when a link of res fails. */
+static void
+note_failed(const struct wiring_result *res, int *failed)
+{
+	for (int k = 0; k < res->n_links; k++)
+		*failed |= !res->links[k].pass;
+}
+
+/* wiring check CLUSTER: 0, 1 when a link fails, 2 on an error. */
 static int
-check_one(struct ctl_client *cl, const char *cluster, int json, int first, int *failed)
+check_cluster(struct ctl_client *cl, const struct ctl_output *out, const char *cluster)
+{
+	struct wiring_result *res;
+	struct ctl_reply r;
+	int failed = 0, rc = fetch_check(cl, cluster, &r, &res);
+
+	if (rc == CTL_EXIT_OK) {
+		note_failed(res, &failed);
+		rc = out->wiring(&r, res);
+	}
+	wiring_result_free(res);
+	ctl_reply_free(&r);
+	return rc != CTL_EXIT_OK ? CTL_EXIT_USAGE : failed;
+}
+
+/* One cluster of every cluster's check; *failed set when a link fails.  0 or 2. */
+static int
+check_one(struct ctl_client *cl, const struct ctl_output *out, const char *cluster, int first,
+    int *failed)
 {
 	struct wiring_result *res;
 	struct ctl_reply r;
 	int rc = fetch_check(cl, cluster, &r, &res);
 
 	if (rc == CTL_EXIT_OK) {
-		for (int k = 0; k < res->n_links; k++)
-			*failed |= !res->links[k].pass;
-		if (json)
-			printf("%s%.*s", first ? "" : ",", (int)r.len, r.body);
-		else {
-			if (!first)
-				printf("\n");
-			if (ctl_wiring_print(stdout, res) == -1)
-				rc = ctl_fail("out of memory");
-		}
+		note_failed(res, failed);
+		rc = out->wiring_item(&r, res, first);
 	}
 	wiring_result_free(res);
 	ctl_reply_free(&r);
 	return rc == CTL_EXIT_OK ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 }
 
-int
-ctl_wiring_check(struct ctl_client *cl, const struct ctl_args *a)
+static int
+wiring_check(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct api_cluster *c = NULL;
-	int failed = 0, rc, n = 0, json = ctl_want_json(cl, a);
+	int failed = 0, rc = CTL_EXIT_OK, n = 0;
 
 	if (a->npos == 1) {
 		if (ctl_name_check("wiring check", "cluster", a->pos[0]) != CTL_EXIT_OK)
 			return CTL_EXIT_USAGE;
-		if (json) {
-			struct wiring_result *res;
-			struct ctl_reply r;
-
-			if ((rc = fetch_check(cl, a->pos[0], &r, &res)) == CTL_EXIT_OK) {
-				for (int k = 0; k < res->n_links; k++)
-					failed |= !res->links[k].pass;
-				rc = ctl_json_print(r.body, r.len);
-			}
-			wiring_result_free(res);
-			ctl_reply_free(&r);
-			return rc != CTL_EXIT_OK ? CTL_EXIT_USAGE : failed;
-		}
-		rc = check_one(cl, a->pos[0], 0, 1, &failed);
-		return rc != CTL_EXIT_OK ? rc : failed;
+		return check_cluster(cl, out, a->pos[0]);
 	}
 	if (all_clusters(cl, &c, &n) != CTL_EXIT_OK)
 		return CTL_EXIT_USAGE;
-	if (json)
-		printf("{\"clusters\":[");
-	rc = CTL_EXIT_OK;
+	out->wiring_head();
 	for (int k = 0; k < n && rc == CTL_EXIT_OK; k++)
-		rc = check_one(cl, c[k].name, json, k == 0, &failed);
-	if (json)
-		printf("]}\n");
-	else if (n == 0)
-		printf("no clusters\n");
+		rc = check_one(cl, out, c[k].name, k == 0, &failed);
+	out->wiring_tail(n);
 	free(c);
 	return rc != CTL_EXIT_OK ? rc : failed;
 }
 
-/* Print a plan reply (JSON or a table). */
+/* method on the cluster's plan; out shows the plan that comes back. */
 static int
-print_plan_reply(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_reply *r)
-{
-	struct wiring_plan_doc doc;
-	char err[256];
-	int rc = CTL_EXIT_OK;
-
-	if (ctl_want_json(cl, a))
-		return ctl_json_print(r->body, r->len);
-	if (wiring_json_decode_plan(r->body, r->len, &doc, err, sizeof(err)) == -1)
-		return ctl_fail("cannot decode the plan: %s", err);
-	if (ctl_plan_print(stdout, &doc) == -1)
-		rc = ctl_fail("out of memory");
-	wiring_plan_doc_free(&doc);
-	return rc;
-}
-
-static int
-plan_call(struct ctl_client *cl, const struct ctl_args *a, const char *cluster,
-    const char *method, const char *suffix, const char *body)
+plan_call(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out,
+    const char *cluster, const char *method, const char *suffix, const char *body)
 {
 	char path[256], what[96];
 	struct ctl_reply r;
@@ -214,13 +208,13 @@ plan_call(struct ctl_client *cl, const struct ctl_args *a, const char *cluster,
 	if (ctl_path(cl, path, sizeof(path), "/v1/clusters/", cluster, suffix) == -1)
 		return ctl_fail("%s: name too long", what);
 	if ((rc = ctl_call(cl, method, path, body, what, &r)) == CTL_EXIT_OK)
-		rc = print_plan_reply(cl, a, &r);
+		rc = out->cabling(&r, a);
 	ctl_reply_free(&r);
 	return rc;
 }
 
-int
-ctl_wiring_plan(struct ctl_client *cl, const struct ctl_args *a)
+static int
+wiring_plan(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	const char *t = a->topology ? a->topology : "mesh";
 	char suffix[96];
@@ -232,7 +226,7 @@ ctl_wiring_plan(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_usage("wiring plan: --topology: \"%s\" is not mesh or ring", t);
 	snprintf(suffix, sizeof(suffix), "/wiring/plan?topology=%s%s", t,
 	    a->save ? "&save=1" : "");
-	return plan_call(cl, a, a->pos[0], "POST", suffix, NULL);
+	return plan_call(cl, a, out, a->pos[0], "POST", suffix, NULL);
 }
 
 /* The whole file into a NUL-terminated buffer; NULL with a message printed. */
@@ -265,8 +259,8 @@ read_file(const char *path)
 	return buf;
 }
 
-int
-ctl_wiring_import(struct ctl_client *cl, const struct ctl_args *a)
+static int
+wiring_import(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	struct wiring_plan_doc doc;
 	char *body;
@@ -286,13 +280,13 @@ ctl_wiring_import(struct ctl_client *cl, const struct ctl_args *a)
 	free(doc.dot);
 	if (body == NULL)
 		return ctl_fail("out of memory");
-	rc = plan_call(cl, a, a->pos[0], "PUT", "/wiring/plan", body);
+	rc = plan_call(cl, a, out, a->pos[0], "PUT", "/wiring/plan", body);
 	free(body);
 	return rc;
 }
 
-int
-ctl_wiring_expect(struct ctl_client *cl, const struct ctl_args *a)
+static int
+wiring_expect(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char body[64];
 	int rc;
@@ -303,14 +297,13 @@ ctl_wiring_expect(struct ctl_client *cl, const struct ctl_args *a)
 		return ctl_usage("wiring expect: \"%s\" is not mesh or ring (import a plan with "
 		    "tbctl wiring import)", a->pos[1]);
 	snprintf(body, sizeof(body), "{\"topology\":\"%s\"}", a->pos[1]);
-	return plan_call(cl, a, a->pos[0], "PUT", "/wiring/plan", body);
+	return plan_call(cl, a, out, a->pos[0], "PUT", "/wiring/plan", body);
 }
 
-int
-ctl_wiring_export(struct ctl_client *cl, const struct ctl_args *a)
+static int
+wiring_export(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
-	char path[256], what[96], err[256];
-	struct wiring_plan_doc doc;
+	char path[256], what[96];
 	struct ctl_reply r;
 	int rc;
 
@@ -319,24 +312,8 @@ ctl_wiring_export(struct ctl_client *cl, const struct ctl_args *a)
 	snprintf(what, sizeof(what), "cluster %s", a->pos[0]);
 	if (ctl_path(cl, path, sizeof(path), "/v1/clusters/", a->pos[0], "/wiring/plan") == -1)
 		return ctl_fail("%s: name too long", what);
-	if ((rc = ctl_call(cl, "GET", path, NULL, what, &r)) != CTL_EXIT_OK)
-		goto out;
-	if (ctl_want_json(cl, a)) {
-		rc = ctl_json_print(r.body, r.len);
-		goto out;
-	}
-	if (wiring_json_decode_plan(r.body, r.len, &doc, err, sizeof(err)) == -1) {
-		rc = ctl_fail("cannot decode the plan: %s", err);
-		goto out;
-	}
-	if (doc.topology != WIRING_TOPO_PLAN || doc.dot == NULL)
-		rc = ctl_fail("%s expects a %s, not a plan (tbctl wiring plan %s --topology %s "
-		    "--save makes one)", what, wiring_topology_str(doc.topology), a->pos[0],
-		    wiring_topology_str(doc.topology));
-	else
-		fputs(doc.dot, stdout);
-	wiring_plan_doc_free(&doc);
-out:
+	if ((rc = ctl_call(cl, "GET", path, NULL, what, &r)) == CTL_EXIT_OK)
+		rc = out->dot(&r, a);
 	ctl_reply_free(&r);
 	return rc;
 }

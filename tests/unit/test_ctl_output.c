@@ -1,7 +1,9 @@
 /*
  * tbctl's output for people: human sizes, durations, ages, times and
  * watts; tables (widths, "-" for null, no trailing spaces, hostile text);
- * and what each listing and node show print.  The command line is tested
+ * and what each listing and node show print.  Then the two output tables:
+ * every entry set, and what an action done, a 204 and the wiring check of
+ * every cluster print for people and as JSON.  The command line is tested
  * in test_ctl_parse.c.
  */
 #include <setjmp.h>
@@ -14,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api_json.h"
 #include "ctl.h"
+#include "ctl_format.h"
+#include "ctl_http.h"
 #include "ctl_output.h"
 #include "report.h"
 
@@ -573,6 +578,162 @@ test_show_rdma_manual_step(void **state)
 	free(out);
 }
 
+/* ---- the output tables ---- */
+
+/* What is printed on stdout between out_begin and out_end (free it). */
+struct stdout_capture {
+	FILE *tmp;
+	int saved;
+};
+
+static void
+out_begin(struct stdout_capture *c)
+{
+	fflush(stdout);
+	c->tmp = tmpfile();
+	assert_non_null(c->tmp);
+	c->saved = dup(STDOUT_FILENO);
+	assert_true(c->saved >= 0);
+	assert_true(dup2(fileno(c->tmp), STDOUT_FILENO) >= 0);
+}
+
+static char *
+out_end(struct stdout_capture *c)
+{
+	char *buf = calloc(1, 4096);
+	size_t n;
+
+	fflush(stdout);
+	assert_true(dup2(c->saved, STDOUT_FILENO) >= 0);
+	close(c->saved);
+	rewind(c->tmp);
+	assert_non_null(buf);
+	n = fread(buf, 1, 4095, c->tmp);
+	buf[n] = '\0';
+	fclose(c->tmp);
+	return buf;
+}
+
+/* What the JSON output prints for json: indented, one newline at the end. */
+static char *
+pretty(const char *json)
+{
+	char *p = api_json_pretty(json, strlen(json)), *q;
+	size_t n;
+
+	assert_non_null(p);
+	n = strlen(p);
+	if (n > 0 && p[n - 1] == '\n')
+		return p;
+	q = realloc(p, n + 2);
+	assert_non_null(q);
+	memcpy(q + n, "\n", 2);
+	return q;
+}
+
+typedef void (*any_fn)(void);
+_Static_assert(sizeof(struct ctl_output) % sizeof(any_fn) == 0,
+    "struct ctl_output holds function pointers only");
+
+/* A table with an entry left out would crash the command that uses it. */
+static void
+test_output_tables_complete(void **state)
+{
+	(void)state;
+	const struct ctl_output *tables[] = { &ctl_output_text, &ctl_output_json };
+
+	for (size_t t = 0; t < 2; t++)
+		for (size_t off = 0; off < sizeof(struct ctl_output); off += sizeof(any_fn)) {
+			any_fn fn;
+			memcpy(&fn, (const char *)tables[t] + off, sizeof(fn));
+			assert_non_null(fn);
+		}
+}
+
+static void
+test_output_done_and_deleted(void **state)
+{
+	(void)state;
+	char body[] = "{\"name\":\"mac1\",\"state\":\"cordoned\"}";
+	struct ctl_reply r = { 200, body, sizeof(body) - 1 };
+	struct stdout_capture c;
+	char *out, *want;
+
+	out_begin(&c);
+	assert_int_equal(ctl_output_text.done(&r, "%s %s%s", "mac1", "cordoned", ": a cable"),
+	    CTL_EXIT_OK);
+	out = out_end(&c);
+	assert_string_equal(out, "mac1 cordoned: a cable\n");
+	free(out);
+	out_begin(&c);
+	assert_int_equal(ctl_output_json.done(&r, "%s cordoned", "mac1"), CTL_EXIT_OK);
+	out = out_end(&c);
+	want = pretty(body);
+	assert_string_equal(out, want);
+	free(out);
+	free(want);
+
+	out_begin(&c);
+	assert_int_equal(ctl_output_text.deleted("token 0123456789ab", "revoked", "0123456789ab",
+	    1), CTL_EXIT_OK);
+	out = out_end(&c);
+	assert_string_equal(out, "token 0123456789ab revoked\n");
+	free(out);
+	out_begin(&c);
+	assert_int_equal(ctl_output_json.deleted("token 0123456789ab", "revoked", "0123456789ab",
+	    1), CTL_EXIT_OK);
+	out = out_end(&c);
+	want = pretty("{\"revoked\":\"0123456789ab\"}");
+	assert_string_equal(out, want);
+	free(out);
+	free(want);
+	out_begin(&c);
+	assert_int_equal(ctl_output_json.deleted("placement 7", "removed", "7", 0), CTL_EXIT_OK);
+	out = out_end(&c);
+	want = pretty("{\"removed\":7}");
+	assert_string_equal(out, want);
+	free(out);
+	free(want);
+	/* nothing that would need escaping gets into the object */
+	out_begin(&c);
+	assert_int_equal(ctl_output_json.deleted("x", "removed", "a\"b", 1), CTL_EXIT_FAIL);
+	out = out_end(&c);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* Every cluster's check: one object for JSON, blank lines between them for people. */
+static void
+test_output_wiring_list(void **state)
+{
+	(void)state;
+	char a[] = "{\"cluster\":\"a\"}", b[] = "{\"cluster\":\"b\"}";
+	struct ctl_reply ra = { 200, a, sizeof(a) - 1 }, rb = { 200, b, sizeof(b) - 1 };
+	struct stdout_capture c;
+	char *out;
+
+	out_begin(&c);
+	ctl_output_json.wiring_head();
+	assert_int_equal(ctl_output_json.wiring_item(&ra, NULL, 1), CTL_EXIT_OK);
+	assert_int_equal(ctl_output_json.wiring_item(&rb, NULL, 0), CTL_EXIT_OK);
+	ctl_output_json.wiring_tail(2);
+	out = out_end(&c);
+	assert_string_equal(out, "{\"clusters\":[{\"cluster\":\"a\"},{\"cluster\":\"b\"}]}\n");
+	free(out);
+	out_begin(&c);
+	ctl_output_json.wiring_head();
+	ctl_output_json.wiring_tail(0);
+	out = out_end(&c);
+	assert_string_equal(out, "{\"clusters\":[]}\n");
+	free(out);
+	out_begin(&c);
+	ctl_output_text.wiring_head();
+	ctl_output_text.wiring_tail(0);
+	out = out_end(&c);
+	assert_string_equal(out, "no clusters\n");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -594,6 +755,9 @@ main(void)
 		cmocka_unit_test(test_show_with_report),
 		cmocka_unit_test(test_show_network_none),
 		cmocka_unit_test(test_show_rdma_manual_step),
+		cmocka_unit_test(test_output_tables_complete),
+		cmocka_unit_test(test_output_done_and_deleted),
+		cmocka_unit_test(test_output_wiring_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,24 +24,29 @@
 #define NOW 1763782801.0   /* 2025-11-22T03:40:01Z */
 
 static int
-stub(struct ctl_client *cl, const struct ctl_args *a)
+stub(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	(void)cl;
 	(void)a;
+	(void)out;
 	return 0;
 }
 
 static const struct ctl_cmd table[] = {
-	{ "nodes", "", "List.\n", 0, 0, 0, stub },
-	{ "node show", "NODE", "Show.\n", 0, 1, 1, stub },
-	{ "node cordon", "NODE --reason TEXT", "Cordon.\n", CTL_OPT_REASON, 1, 1, stub },
+	{ "nodes", "", "List.\n", 0, 0, 0, stub, NULL },
+	{ "node show", "NODE", "Show.\n", 0, 1, 1, stub, NULL },
+	{ "node cordon", "NODE --reason TEXT", "Cordon.\n", CTL_OPT(REASON), 1, 1, stub, NULL },
 	{ "token create", "[--role ROLE] [--ttl DURATION]", "Create.\n",
-	  CTL_OPT_ROLE | CTL_OPT_TTL | CTL_OPT_CLUSTER | CTL_OPT_LABEL | CTL_OPT_ACCEPT, 0, 0,
-	  stub },
-	{ "cluster add", "NAME NODE...", "Add.\n", 0, 2, -1, stub },
-	{ "events", "", "Events.\n", CTL_OPT_NODE | CTL_OPT_SINCE | CTL_OPT_LIMIT, 0, 0, stub },
+	  CTL_OPT(ROLE) | CTL_OPT(TTL) | CTL_OPT(CLUSTER) | CTL_OPT(LABEL) | CTL_OPT(ACCEPT), 0, 0,
+	  stub, NULL },
+	{ "cluster add", "NAME NODE...", "Add.\n", 0, 2, -1, stub, NULL },
+	{ "events", "", "Events.\n", CTL_OPT(NODE) | CTL_OPT(SINCE) | CTL_OPT(LIMIT), 0, 0, stub, NULL },
 };
-#define NCMDS ((int)(sizeof(table) / sizeof(table[0])))
+/* The entries as tbctl.c lists them: by pointer. */
+static const struct ctl_cmd *const cmds[] = {
+	&table[0], &table[1], &table[2], &table[3], &table[4], &table[5],
+};
+#define NCMDS ((int)(sizeof(cmds) / sizeof(cmds[0])))
 
 static void
 test_global_defaults_and_env(void **state)
@@ -182,24 +188,24 @@ test_cmd_find(void **state)
 	int used;
 
 	char *a1[] = { "nodes" };
-	assert_ptr_equal(ctl_cmd_find(table, NCMDS, 1, a1, &used), &table[0]);
+	assert_ptr_equal(ctl_cmd_find(cmds, NCMDS, 1, a1, &used), &table[0]);
 	assert_int_equal(used, 1);
 	char *a2[] = { "node", "cordon", "mac1" };
-	assert_ptr_equal(ctl_cmd_find(table, NCMDS, 3, a2, &used), &table[2]);
+	assert_ptr_equal(ctl_cmd_find(cmds, NCMDS, 3, a2, &used), &table[2]);
 	assert_int_equal(used, 2);
 	char *a3[] = { "node" };
-	assert_null(ctl_cmd_find(table, NCMDS, 1, a3, &used));
+	assert_null(ctl_cmd_find(cmds, NCMDS, 1, a3, &used));
 	assert_int_equal(used, 0);
 	char *a4[] = { "node", "frob" };
-	assert_null(ctl_cmd_find(table, NCMDS, 2, a4, &used));
+	assert_null(ctl_cmd_find(cmds, NCMDS, 2, a4, &used));
 	char *a5[] = { "nodesx" };
-	assert_null(ctl_cmd_find(table, NCMDS, 1, a5, &used));
+	assert_null(ctl_cmd_find(cmds, NCMDS, 1, a5, &used));
 	char *a6[] = { "node", "cordonx" };
-	assert_null(ctl_cmd_find(table, NCMDS, 2, a6, &used));
-	assert_true(ctl_cmd_is_group(table, NCMDS, "node"));
-	assert_true(ctl_cmd_is_group(table, NCMDS, "token"));
-	assert_false(ctl_cmd_is_group(table, NCMDS, "nodes"));
-	assert_false(ctl_cmd_is_group(table, NCMDS, "nod"));
+	assert_null(ctl_cmd_find(cmds, NCMDS, 2, a6, &used));
+	assert_true(ctl_cmd_is_group(cmds, NCMDS, "node"));
+	assert_true(ctl_cmd_is_group(cmds, NCMDS, "token"));
+	assert_false(ctl_cmd_is_group(cmds, NCMDS, "nodes"));
+	assert_false(ctl_cmd_is_group(cmds, NCMDS, "nod"));
 }
 
 static void
@@ -245,6 +251,85 @@ test_args_options(void **state)
 	assert_string_equal(a.node, "mac1");
 	assert_string_equal(a.since, "10m");
 	assert_string_equal(a.limit, "5");
+}
+
+/* Every option of CTL_OPTIONS, as the tests below go through them. */
+enum kind { VALUE, FLAG };
+static const struct {
+	const char *name;
+	ctl_optset bit;
+	size_t off;
+	enum kind kind;
+} options[] = {
+#define OPTION(id, name, field, kind) { name, CTL_OPT(id), offsetof(struct ctl_args, field), kind },
+	CTL_OPTIONS(OPTION)
+#undef OPTION
+};
+#define NOPTS ((int)(sizeof(options) / sizeof(options[0])))
+
+/* Each option has a bit of its own, and the set has room for all of them. */
+static void
+test_options_bits(void **state)
+{
+	(void)state;
+	ctl_optset all = 0;
+
+	assert_int_equal(NOPTS, CTL_OPT_COUNT);
+	assert_true(CTL_OPT_COUNT > 32);   /* more than an unsigned holds */
+	assert_true((size_t)CTL_OPT_COUNT <= sizeof(((struct ctl_cmd *)0)->opts) * CHAR_BIT);
+	for (int i = 0; i < NOPTS; i++) {
+		ctl_optset bit = options[i].bit;
+		assert_true(bit != 0);
+		assert_true((bit & (bit - 1)) == 0);
+		assert_false(all & bit);
+		all |= bit;
+	}
+	assert_true(all == (CTL_OPT_COUNT == 64 ? ~(ctl_optset)0 :
+	    ((ctl_optset)1 << CTL_OPT_COUNT) - 1));
+}
+
+/*
+ * Each option sets its field for a command that takes it alone, and is
+ * refused by one that takes every other: its bit reaches the parser whole,
+ * whatever its number.
+ */
+static void
+test_options_each(void **state)
+{
+	(void)state;
+	struct ctl_cmd cmd = { "frob", "", "Frob.\n", 0, 0, 0, stub, NULL };
+	ctl_optset all = 0;
+	struct ctl_args a;
+	char opt[64], eq[80], want[160], err[256];
+
+	for (int i = 0; i < NOPTS; i++)
+		all |= options[i].bit;
+	for (int i = 0; i < NOPTS; i++) {
+		const void *field = (const char *)&a + options[i].off;
+		snprintf(opt, sizeof(opt), "--%s", options[i].name);
+		snprintf(eq, sizeof(eq), "--%s=v2", options[i].name);
+		char *with_value[] = { opt, "v1" }, *alone[] = { opt }, *joined[] = { eq };
+
+		cmd.opts = options[i].bit;
+		if (options[i].kind == FLAG) {
+			assert_int_equal(ctl_parse_args(&cmd, 1, alone, &a, err, sizeof(err)), 0);
+			assert_int_equal(*(const int *)field, 1);
+		} else {
+			assert_int_equal(ctl_parse_args(&cmd, 2, with_value, &a, err, sizeof(err)),
+			    0);
+			assert_string_equal(*(const char *const *)field, "v1");
+			assert_int_equal(ctl_parse_args(&cmd, 1, joined, &a, err, sizeof(err)), 0);
+			assert_string_equal(*(const char *const *)field, "v2");
+			assert_int_equal(ctl_parse_args(&cmd, 1, alone, &a, err, sizeof(err)), -1);
+			snprintf(want, sizeof(want), "frob: %s needs a value", opt);
+			assert_string_equal(err, want);
+		}
+		cmd.opts = all & ~options[i].bit;
+		assert_int_equal(ctl_parse_args(&cmd, 1, alone, &a, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want), "frob: unknown option %s (see tbctl frob --help)",
+		    opt);
+		assert_string_equal(err, want);
+	}
 }
 
 static void
@@ -589,6 +674,8 @@ main(void)
 		cmocka_unit_test(test_global_tail),
 		cmocka_unit_test(test_cmd_find),
 		cmocka_unit_test(test_args_options),
+		cmocka_unit_test(test_options_bits),
+		cmocka_unit_test(test_options_each),
 		cmocka_unit_test(test_args_help_and_errors),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_time),

@@ -19,9 +19,10 @@
 #define FP "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s"
 
 static const struct ctl_cmd add_cmd = { "node add", "HOST [OPTIONS]", "",
-	CTL_OPT_USER | CTL_OPT_KEY | CTL_OPT_PORT | CTL_OPT_CLUSTER | CTL_OPT_FINGERPRINT |
-	CTL_OPT_ACCEPT_NEW | CTL_OPT_AGENT | CTL_OPT_DRY_RUN,
-	1, 1, NULL };
+	CTL_OPT(USER) | CTL_OPT(KEY) | CTL_OPT(PORT) | CTL_OPT(CLUSTER) | CTL_OPT(FINGERPRINT) |
+	CTL_OPT(ACCEPT_NEW) | CTL_OPT(PRINT_SUDOERS) | CTL_OPT(AGENT_BINARY) |
+	CTL_OPT(WIRED_LIMIT_MB) | CTL_OPT(NAME) | CTL_OPT(IP_BASE) | CTL_OPT(DRY_RUN),
+	1, 1, NULL, NULL };
 
 static int
 parse(int argc, char **argv, struct prov_api_request *req, char *err, size_t errlen)
