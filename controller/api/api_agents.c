@@ -144,18 +144,19 @@ enroll_state(struct enrolment *e, int current)
 }
 
 /*
- * Who the enrolling Mac is and whether it is approved; inv_mu held.  0, or
- * an HTTP status with rs filled (nothing changed).
+ * Who the enrolling Mac is and whether it is approved (inv: the
+ * enrolment's transaction).  0, or an HTTP status with rs filled (nothing
+ * changed).
  */
 static int
-enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+enroll_classify(struct inv *inv, struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
 	struct api_node cur;
 
 	memcpy(e->cluster, rq->who.cluster, sizeof(e->cluster));
 	if ((e->known = find_known(c, e->r, &e->node))) {
-		if (inv_node_get(c->inv, e->node.name, &cur) != 0)
+		if (inv_node_get(inv, e->node.name, &cur) != 0)
 			return api_error(rs, 503, "the inventory is not available"), 503;
 		if (rq->who.cluster[0] != '\0' && strcmp(rq->who.cluster, cur.cluster) != 0)
 			return api_error(rs, 409, "this Mac is node %s, in %s%s; this bootstrap "
@@ -164,7 +165,7 @@ enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 			    rq->who.cluster), 409;
 		memcpy(e->cluster, cur.cluster, sizeof(e->cluster));
 	}
-	int allowed = inv_cluster_allows(c->inv, e->cluster, e->r->node.serial);
+	int allowed = inv_cluster_allows(inv, e->cluster, e->r->node.serial);
 	if (allowed < 0)
 		return api_error(rs, 503, "the inventory is not available"), 503;
 	e->approved = rq->who.accept || allowed;
@@ -178,9 +179,10 @@ enroll_classify(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 	return 0;
 }
 
-/* A new node token for e's node (pending: for a request). */
+/* A new node token for e's node (pending: for a request), stored in inv. */
 static int
-make_node_token(struct api_req *rq, struct enrolment *e, const char *node, int pending)
+make_node_token(struct inv *inv, struct api_req *rq, struct enrolment *e, const char *node,
+    int pending)
 {
 	if (auth_token_new(e->node_tok.id, e->token, e->hash) == -1)
 		return -1;
@@ -191,44 +193,20 @@ make_node_token(struct api_req *rq, struct enrolment *e, const char *node, int p
 	e->node_tok.expires_at = NAN;
 	e->node_tok.used_at = NAN;
 	e->node_tok.pending = pending;
-	return inv_token_add(rq->c->inv, &e->node_tok, e->hash);
-}
-
-/*
- * A report collected too far ahead of this clock, or older than the node's
- * stored one, is refused (the writer checks the order again, in order);
- * returns 1 with rs filled then.
- */
-static int
-report_time_refused(struct api_req *rq, struct api_resp *rs, const struct lc_node *lc,
-    const struct report *r)
-{
-	switch (lc_report_time(lc, r->collected_at, rq->now, rq->c->unreachable_after)) {
-	case LC_REPORT_AHEAD:
-		api_error(rs, 400, "bad report: collected_at is %.0f s ahead of the controller's "
-		    "clock (at most %.0f s allowed): check the Mac's clock",
-		    r->collected_at - rq->now, LC_CLOCK_SKEW_MAX);
-		return 1;
-	case LC_REPORT_OLDER:
-		api_error(rs, 409, "the report (collected_at %.3f) is older than node %s's latest "
-		    "(%.3f)", r->collected_at, rq->who.node, lc->last_collected_at);
-		return 1;
-	default:
-		return 0;
-	}
+	return inv_token_add(inv, &e->node_tok, e->hash);
 }
 
 /* A known Mac, not approved: record the request, change nothing of the node. */
 static int
-enroll_request(struct api_req *rq, struct enrolment *e)
+enroll_request(struct inv *inv, struct api_req *rq, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
 	char why[API_REASON_MAX + 1];
 
 	e->key.id = e->node.id;
 	memcpy(e->key.name, e->node.name, sizeof(e->key.name));
-	if (make_node_token(rq, e, e->node.name, 1) != 0 ||
-	    inv_enrol_request_put(c->inv, e->node_tok.id, e->node.id, rq->now, e->sj.json,
+	if (make_node_token(inv, rq, e, e->node.name, 1) != 0 ||
+	    inv_enrol_request_put(inv, e->node_tok.id, e->node.id, rq->now, e->sj.json,
 	    e->sj.len) != 0)
 		return -1;
 	snprintf(why, sizeof(why), "hardware UUID %.40s, serial %.20s, bootstrap token %s; "
@@ -241,22 +219,23 @@ enroll_request(struct api_req *rq, struct enrolment *e)
 
 /* A new Mac, or a known one that is approved: store the node and its token. */
 static int
-enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+enroll_node(struct inv *inv, struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 {
 	struct ctrl *c = rq->c;
 	char err[256];
 	int rc;
 
-	rc = inv_node_upsert(c->inv, e->r, e->sj.json, e->sj.len, e->r->node.hostname,
+	rc = inv_node_upsert(inv, e->r, e->sj.json, e->sj.len, e->r->node.hostname,
 	    e->cluster, e->st, rq->now, &e->key, err, sizeof(err));
 	if (rc != 0) {
 		int st = rc == INV_CONFLICT ? 409 : rc == INV_NOTFOUND ? 404 : 503;
 		return api_error(rs, st, "%s", err), st;
 	}
 	/* a re-enrolment starts the node's boot-time history over: no flag */
-	if (inv_node_set_state(c->inv, e->key.id, e->st, e->state_reason, 0) != 0 || inv_enrol_requests_drop(c->inv, e->key.id) != 0 ||
-	    make_node_token(rq, e, e->key.name, 0) != 0 ||
-	    inv_token_supersede(c->inv, e->key.name, e->node_tok.id) != 0)
+	if (inv_node_set_state(inv, e->key.id, e->st, e->state_reason, 0) != 0 ||
+	    inv_enrol_requests_drop(inv, e->key.id) != 0 ||
+	    make_node_token(inv, rq, e, e->key.name, 0) != 0 ||
+	    inv_token_supersede(inv, e->key.name, e->node_tok.id) != 0)
 		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
 	ctrl_event(c, rq->now, rq->actor, e->key.name, e->known ? "re-enrolled" : "enrolled",
 	    e->reason);
@@ -272,41 +251,37 @@ enroll_node(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
 	return 0;
 }
 
-/* The enrolment's transaction; inv_mu held.  0, or an HTTP status with rs filled. */
+struct enrol_tx {
+	struct api_req *rq;
+	struct api_resp *rs;
+	struct enrolment *e;
+};
+
+/*
+ * store_fn: the enrolment's transaction.  0, or an HTTP status with rs
+ * filled (rolled back).
+ */
 static int
-enroll_tx(struct api_req *rq, struct api_resp *rs, struct enrolment *e)
+enroll_tx(struct inv *inv, void *arg)
 {
-	struct ctrl *c = rq->c;
+	struct enrol_tx *x = arg;
+	struct api_req *rq = x->rq;
+	struct api_resp *rs = x->rs;
+	struct enrolment *e = x->e;
 	int rc;
 
-	if (inv_begin(c->inv) == -1)
-		return api_error(rs, 503, "the inventory is not available"), 503;
-	if ((rc = enroll_classify(rq, rs, e)) != 0)
-		goto refused;
-	if ((rc = inv_token_use(c->inv, rq->who.id, rq->now)) != 0) {
+	if ((rc = enroll_classify(inv, rq, rs, e)) != 0)
+		return rc;
+	if ((rc = inv_token_use(inv, rq->who.id, rq->now)) != 0) {
 		if (rc == INV_CONFLICT)
-			api_error(rs, 401, "this bootstrap token was already used");
-		else
-			api_error(rs, 503, "the inventory is not available");
-		rc = rc == INV_CONFLICT ? 401 : 503;
-		goto refused;
+			return api_error(rs, 401, "this bootstrap token was already used"), 401;
+		return api_error(rs, 503, "the inventory is not available"), 503;
 	}
-	if (e->known && !e->approved) {
-		if (enroll_request(rq, e) != 0) {
-			rc = 503;
-			api_error(rs, 503, "the inventory could not store the enrolment");
-			goto refused;
-		}
-	} else if ((rc = enroll_node(rq, rs, e)) != 0)
-		goto refused;
-	if (inv_commit(c->inv) == -1) {
-		api_error(rs, 503, "the inventory could not store the enrolment");
-		return 503;
-	}
+	if (!e->known || e->approved)
+		return enroll_node(inv, rq, rs, e);
+	if (enroll_request(inv, rq, e) != 0)
+		return api_error(rs, 503, "the inventory could not store the enrolment"), 503;
 	return 0;
-refused:
-	inv_rollback(c->inv);
-	return rc;
 }
 
 /* After the commit: the registry learns what was stored. */
@@ -351,20 +326,25 @@ api_enroll(struct api_req *rq, struct api_resp *rs)
 		goto out;
 	e->r = r;
 	struct lc_node fresh = { .last_collected_at = NAN };
-	if (report_time_refused(rq, rs, &fresh, r))
+	enum lc_report_time when;
+	char err[300];
+	int st = ingest_report_time(&fresh, rq->who.node, r->collected_at, rq->now,
+	    c->unreachable_after, &when, err, sizeof(err));
+	if (st != 0) {
+		api_error(rs, st, "%s", err);
 		goto out;
+	}
 	if (!api_name_valid(r->node.hostname)) {
 		api_error(rs, 400, "bad report: node.hostname \"%s\" is not a valid node name "
 		    "(start the agent with --name)", r->node.hostname);
 		goto out;
 	}
-	pthread_mutex_lock(&c->inv_mu);
-	int st = enroll_tx(rq, rs, e);
-	if (st == 0)
-		enroll_register(rq, e);
-	pthread_mutex_unlock(&c->inv_mu);
+	struct enrol_tx x = { rq, rs, e };
+	if ((st = store_txn(&c->store, enroll_tx, &x)) == -1)   /* not begun or committed */
+		api_error(rs, 503, "the inventory could not store the enrolment");
 	if (st != 0)
 		goto out;
+	enroll_register(rq, e);
 	atomic_fetch_add(&c->ctr.enrollments, 1);
 	struct api_enrolled out = { .state = e->known && !e->approved ? NODE_PENDING : e->st };
 	memcpy(out.node, e->key.name, sizeof(out.node));
@@ -377,20 +357,43 @@ out:
 	free(e);
 }
 
+struct request_put {
+	const char *token_id;
+	int64_t node_id;
+	double now;
+	const struct stored_json *sj;
+};
+
+/* store_fn: keep the report with the pending re-enrolment's request. */
+static int
+request_put(struct inv *inv, void *arg)
+{
+	const struct request_put *a = arg;
+
+	return inv_enrol_request_put(inv, a->token_id, a->node_id, a->now, a->sj->json,
+	    a->sj->len);
+}
+
 /*
  * A report with the token of a pending re-enrolment: it is kept with the
  * request (the latest only) and changes nothing of the node.  202.
  */
 static void
-report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node *n,
+report_to_request(struct api_req *rq, struct api_resp *rs, const struct report *r,
     const struct stored_json *sj)
 {
 	struct ctrl *c = rq->c;
+	struct reg_node n;
+	char err[384];
+	int st;
 
-	pthread_mutex_lock(&c->inv_mu);
-	int rc = inv_enrol_request_put(c->inv, rq->who.id, n->id, rq->now, sj->json, sj->len);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	if ((st = ingest_node_check(c, rq->who.node, r->node.hardware_uuid, &n, err,
+	    sizeof(err))) != 0) {
+		api_error(rs, st, "%s", err);
+		return;
+	}
+	struct request_put a = { rq->who.id, n.id, rq->now, sj };
+	if (store_with(&c->store, request_put, &a) != 0) {
 		api_error(rs, 503, "the inventory could not store it");
 		return;
 	}
@@ -399,49 +402,54 @@ report_to_request(struct api_req *rq, struct api_resp *rs, const struct reg_node
 }
 
 /*
- * Decoded here, in the HTTP thread's own report (a report is tens of
- * kilobytes, and report_decode_again clears only what the last one used):
- * the writer gets the item's summary and the body, which stays the
+ * To the ingest writer, which checks the report against its node and
+ * stores it: the item carries its summary and the body, which stays the
  * connection's until the item is done.
+ */
+static void
+report_submit(struct api_req *rq, struct api_resp *rs, const struct report *r,
+    struct stored_json *sj)
+{
+	struct ingest_item *it;
+	char why[128];
+
+	if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
+		api_error(rs, 503, "out of memory");
+		return;
+	}
+	inv_report_summarize(r, &it->sum);
+	/* a hash; more only when wiring changed; applied once stored */
+	it->wiring = wmon_stage(rq->c->wmon, rq->who.node, r);
+	it->healthy = lc_report_healthy(r, why, sizeof(why));
+	it->json = sj->json;
+	it->json_len = sj->len;
+	it->json_owned = sj->owned;
+	sj->owned = NULL;
+	memcpy(it->node, rq->who.node, sizeof(it->node));
+	memcpy(it->hardware_uuid, r->node.hardware_uuid, sizeof(it->hardware_uuid));
+	it->received_at = rq->now;
+	rs->async = it;
+}
+
+/*
+ * Decoded here, in the HTTP thread's own report (a report is tens of
+ * kilobytes, and report_decode_again clears only what the last one used).
  */
 void
 api_report(struct api_req *rq, struct api_resp *rs)
 {
 	static _Thread_local struct report r;
 	struct stored_json sj;
-	struct ingest_item *it;
-	struct reg_node n;
-	char why[128];
 
 	if (decode_report(rq, rs, &r, &sj) == -1)
 		return;
-	if (!api_name_valid(r.node.hostname)) {
+	if (!api_name_valid(r.node.hostname))
 		/* as enrolment checks it: "../../etc" is no node name */
 		api_error(rs, 400, "bad report: node.hostname \"%.64s\" is not a valid node name",
 		    r.node.hostname);
-	} else if (registry_get_node(rq->c->reg, rq->who.node, &n) == -1) {
-		api_error(rs, 404, "node %s is not in the inventory (removed?)", rq->who.node);
-	} else if (strcmp(n.hardware_uuid, r.node.hardware_uuid) != 0) {
-		api_error(rs, 403, "this token is node %s's; the report is from another Mac "
-		    "(hardware %s)", n.name, r.node.hardware_uuid);
-	} else if (rq->who.pending) {
-		report_to_request(rq, rs, &n, &sj);
-	} else if (!report_time_refused(rq, rs, &n.lc, &r)) {
-		if ((it = ingest_item_new(rq->c->ingest)) == NULL) {
-			api_error(rs, 503, "out of memory");
-		} else {
-			inv_report_summarize(&r, &it->sum);
-			/* a hash; more only when wiring changed; applied once stored */
-			it->wiring = wmon_stage(rq->c->wmon, n.name, &r);
-			it->healthy = lc_report_healthy(&r, why, sizeof(why));
-			it->json = sj.json;
-			it->json_len = sj.len;
-			it->json_owned = sj.owned;
-			sj.owned = NULL;
-			memcpy(it->node, n.name, sizeof(n.name));
-			it->received_at = rq->now;
-			rs->async = it;
-		}
-	}
+	else if (rq->who.pending)
+		report_to_request(rq, rs, &r, &sj);
+	else
+		report_submit(rq, rs, &r, &sj);
 	free(sj.owned);
 }

@@ -10,6 +10,7 @@
 #include "ctrl.h"
 #include "prov_api.h"
 #include "provision_job.h"
+#include "store.h"
 
 static int
 configured(struct api_req *rq, struct api_resp *rs)
@@ -83,6 +84,19 @@ api_node_deprovision(struct api_req *rq, struct api_resp *rs)
 	free(st);
 }
 
+struct prov_view {
+	int64_t id;
+	struct prov_api_status *st;   /* out */
+};
+
+static int
+read_prov(struct inv *inv, void *arg)
+{
+	struct prov_view *v = arg;
+
+	return inv_prov_get(inv, v->id, v->st);
+}
+
 void
 api_provision_show(struct api_req *rq, struct api_resp *rs)
 {
@@ -101,9 +115,8 @@ api_provision_show(struct api_req *rq, struct api_resp *rs)
 		api_error(rs, 503, "out of memory");
 		return;
 	}
-	pthread_mutex_lock(&rq->c->inv_mu);
-	rc = inv_prov_get(rq->c->inv, id, st);
-	pthread_mutex_unlock(&rq->c->inv_mu);
+	struct prov_view v = { id, st };
+	rc = store_with(&rq->c->store, read_prov, &v);
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "provisioning %lld: no such run", id);
 	else if (rc != 0)

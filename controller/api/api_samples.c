@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_read.h"
 #include "api_samples.h"
 #include "api_server.h"
-#include "ctrl.h"
+#include "inventory.h"
 
 #define SAMPLES_DEFAULT_SPAN 3600.0   /* since, when not given: the last hour */
 
@@ -28,9 +29,8 @@ api_node_samples(struct api_req *rq, struct api_resp *rs)
 		api_error(rs, 400, "\"%s\" is not a node name", rq->param);
 		return;
 	}
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = inv_samples_list(rq->c->inv, rq->param, since, step, (int)limit, &s, &n);
-	pthread_mutex_unlock(&rq->c->inv_mu);
+	struct api_read_filter f = { rq->param, since, step, (int)limit };
+	int rc = api_read(rq->c, API_READ_SAMPLES, &f, &s, &n);
 	if (rc == INV_NOTFOUND)
 		api_error(rs, 404, "node %s: no such node", rq->param);
 	else if (rc != 0)

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "api_read.h"
 #include "api_server.h"
 #include "ctrl.h"
 #include "log.h"
@@ -19,10 +20,7 @@ api_prometheus_targets(struct api_req *rq, struct api_resp *rs)
 	struct prom_sd_node *nodes = NULL;
 	int n = 0, given = 0;
 
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = inv_sd_nodes(rq->c->inv, &nodes, &n);
-	pthread_mutex_unlock(&rq->c->inv_mu);
-	if (rc != 0) {
+	if (api_read(rq->c, API_READ_SD_NODES, NULL, &nodes, &n) != 0) {
 		api_error(rs, 503, "the inventory is not available");
 		return;
 	}

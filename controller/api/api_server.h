@@ -85,36 +85,47 @@ void api_quiesce(struct api_server *s);
 /* Stop serving (no connection may be suspended any more) and free s; accepts NULL. */
 void api_stop(struct api_server *s);
 
-/* Handlers, one file per resource. */
+/* Handlers, one file per resource (the route table is in api_server.c). */
+/* api_health.c */
 void api_healthz(struct api_req *rq, struct api_resp *rs);
 void api_metrics(struct api_req *rq, struct api_resp *rs);
-void api_prometheus_targets(struct api_req *rq, struct api_resp *rs);   /* api_sd.c */
+/* api_agents.c */
 void api_enroll(struct api_req *rq, struct api_resp *rs);
 void api_report(struct api_req *rq, struct api_resp *rs);
+/* api_nodes.c */
 void api_nodes_list(struct api_req *rq, struct api_resp *rs);
 void api_node_show(struct api_req *rq, struct api_resp *rs);
 void api_node_remove(struct api_req *rq, struct api_resp *rs);
 void api_node_cordon(struct api_req *rq, struct api_resp *rs);
 void api_node_uncordon(struct api_req *rq, struct api_resp *rs);
 void api_node_down(struct api_req *rq, struct api_resp *rs);
-void api_node_samples(struct api_req *rq, struct api_resp *rs);
 void api_node_accept(struct api_req *rq, struct api_resp *rs);
+/* api_samples.c */
+void api_node_samples(struct api_req *rq, struct api_resp *rs);
+/* api_clusters.c */
 void api_cluster_allow(struct api_req *rq, struct api_resp *rs);
 void api_cluster_disallow(struct api_req *rq, struct api_resp *rs);
-void api_tokens_create(struct api_req *rq, struct api_resp *rs);
-void api_provisions_create(struct api_req *rq, struct api_resp *rs);
-void api_provision_show(struct api_req *rq, struct api_resp *rs);
-void api_node_deprovision(struct api_req *rq, struct api_resp *rs);
-void api_tokens_list(struct api_req *rq, struct api_resp *rs);
-void api_tokens_revoke(struct api_req *rq, struct api_resp *rs);
-void api_events_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_list(struct api_req *rq, struct api_resp *rs);
 void api_clusters_create(struct api_req *rq, struct api_resp *rs);
 void api_clusters_add_nodes(struct api_req *rq, struct api_resp *rs);
+/* api_tokens.c */
+void api_tokens_create(struct api_req *rq, struct api_resp *rs);
+void api_tokens_list(struct api_req *rq, struct api_resp *rs);
+void api_tokens_revoke(struct api_req *rq, struct api_resp *rs);
+/* api_provision.c */
+void api_provisions_create(struct api_req *rq, struct api_resp *rs);
+void api_provision_show(struct api_req *rq, struct api_resp *rs);
+void api_node_deprovision(struct api_req *rq, struct api_resp *rs);
+/* api_sd.c */
+void api_prometheus_targets(struct api_req *rq, struct api_resp *rs);
+/* api_events.c */
+void api_events_list(struct api_req *rq, struct api_resp *rs);
+/* api_wiring.c */
 void api_wiring_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_get(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_put(struct api_req *rq, struct api_resp *rs);
 void api_wiring_plan_propose(struct api_req *rq, struct api_resp *rs);
+/* api_placements.c */
 void api_models_list(struct api_req *rq, struct api_resp *rs);
 void api_models_add(struct api_req *rq, struct api_resp *rs);
 void api_placements_plan(struct api_req *rq, struct api_resp *rs);
@@ -123,11 +134,12 @@ void api_placements_list(struct api_req *rq, struct api_resp *rs);
 void api_placement_show(struct api_req *rq, struct api_resp *rs);
 void api_placement_remove(struct api_req *rq, struct api_resp *rs);
 void api_placement_replan(struct api_req *rq, struct api_resp *rs);
-/* api_rollouts.c: SSH access, credentials, OS update campaigns */
+/* api_ssh.c */
 void api_node_ssh_set(struct api_req *rq, struct api_resp *rs);
 void api_node_ssh_get(struct api_req *rq, struct api_resp *rs);
 void api_node_trust(struct api_req *rq, struct api_resp *rs);
 void api_credentials_set(struct api_req *rq, struct api_resp *rs);
+/* api_rollouts.c */
 void api_rollouts_start(struct api_req *rq, struct api_resp *rs);
 void api_rollouts_list(struct api_req *rq, struct api_resp *rs);
 void api_rollout_show(struct api_req *rq, struct api_resp *rs);

@@ -8,9 +8,39 @@
 
 #include "api_body.h"
 #include "api_json.h"
+#include "api_read.h"
 #include "api_server.h"
 #include "auth.h"
 #include "ctrl.h"
+#include "store.h"
+
+struct token_add {
+	struct api_req *rq;
+	const struct api_token *t;
+	const uint8_t *hash;
+};
+
+/*
+ * store_fn: the token, when its cluster (if it names one) exists, with its
+ * event.  0 or an INV_ code.
+ */
+static int
+token_add(struct inv *inv, void *arg)
+{
+	struct token_add *a = arg;
+	struct api_req *rq = a->rq;
+	struct api_cluster cl;
+	int rc = 0;
+
+	if (a->t->cluster[0] && inv_cluster_get(inv, a->t->cluster, &cl) != 0)
+		rc = INV_NOTFOUND;
+	if (rc == 0)
+		rc = inv_token_add(inv, a->t, a->hash);
+	if (rc == 0)
+		ctrl_event(rq->c, rq->now, rq->actor, "", a->t->accept ?
+		    "pre-approved bootstrap token created" : "token created", a->t->id);
+	return rc;
+}
 
 void
 api_tokens_create(struct api_req *rq, struct api_resp *rs)
@@ -35,17 +65,8 @@ api_tokens_create(struct api_req *rq, struct api_resp *rs)
 	t.created_at = rq->now;
 	t.expires_at = isnan(req.ttl_seconds) ? NAN : rq->now + req.ttl_seconds;
 	t.used_at = NAN;
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = 0;
-	struct api_cluster cl;
-	if (t.cluster[0] && inv_cluster_get(rq->c->inv, t.cluster, &cl) != 0)
-		rc = INV_NOTFOUND;
-	if (rc == 0)
-		rc = inv_token_add(rq->c->inv, &t, hash);
-	if (rc == 0)
-		ctrl_event(rq->c, rq->now, rq->actor, "", t.accept ?
-		    "pre-approved bootstrap token created" : "token created", t.id);
-	pthread_mutex_unlock(&rq->c->inv_mu);
+	struct token_add a = { rq, &t, hash };
+	int rc = store_with(&rq->c->store, token_add, &a);
 	if (rc == INV_NOTFOUND) {
 		api_error(rs, 404, "cluster %s: no such cluster", t.cluster);
 		return;
@@ -61,18 +82,7 @@ api_tokens_create(struct api_req *rq, struct api_resp *rs)
 void
 api_tokens_list(struct api_req *rq, struct api_resp *rs)
 {
-	struct api_token *t = NULL;
-	int n = 0;
-
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = inv_token_list(rq->c->inv, &t, &n);
-	pthread_mutex_unlock(&rq->c->inv_mu);
-	if (rc != 0) {
-		api_error(rs, 503, "the inventory is not available");
-		return;
-	}
-	api_body(rs, 200, api_json_tokens(t, n));
-	free(t);
+	api_read_answer(rq, rs, API_READ_TOKENS);
 }
 
 /* INV_CONFLICT when id is the last admin token that works: nobody could get in again. */
@@ -87,18 +97,29 @@ last_admin(struct inv *inv, const char *id)
 	return inv_token_count(inv, ROLE_ADMIN) <= 1 ? INV_CONFLICT : 0;
 }
 
+/*
+ * store_fn: revoke the token rq->param, with its event; INV_CONFLICT when
+ * it is the last admin token, INV_NOTFOUND.
+ */
+static int
+token_revoke(struct inv *inv, void *arg)
+{
+	struct api_req *rq = arg;
+	int rc = last_admin(inv, rq->param);
+
+	if (rc == 0)
+		rc = inv_token_revoke(inv, rq->param);
+	if (rc == 0)
+		ctrl_event(rq->c, rq->now, rq->actor, "", "token revoked", rq->param);
+	return rc;
+}
+
 void
 api_tokens_revoke(struct api_req *rq, struct api_resp *rs)
 {
 	if (api_body_none(rq, rs) == -1)
 		return;
-	pthread_mutex_lock(&rq->c->inv_mu);
-	int rc = last_admin(rq->c->inv, rq->param);
-	if (rc == 0)
-		rc = inv_token_revoke(rq->c->inv, rq->param);
-	if (rc == 0)
-		ctrl_event(rq->c, rq->now, rq->actor, "", "token revoked", rq->param);
-	pthread_mutex_unlock(&rq->c->inv_mu);
+	int rc = store_with(&rq->c->store, token_revoke, rq);
 	if (rc == INV_NOTFOUND) {
 		api_error(rs, 404, "token %s: no such token", rq->param);
 		return;

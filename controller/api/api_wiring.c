@@ -17,6 +17,7 @@
 #include "api_server.h"
 #include "ctrl.h"
 #include "rollout_api.h"
+#include "store.h"
 #include "wiring.h"
 #include "wiring_json.h"
 #include "wmon.h"
@@ -39,24 +40,35 @@ api_wiring_get(struct api_req *rq, struct api_resp *rs)
 	wiring_result_free(r);
 }
 
+struct wiring_row {
+	const char *cluster;
+	char topo[16];           /* out */
+	char **dot;              /* out: malloc'd or NULL, the caller frees */
+	double at;               /* out */
+};
+
+static int
+read_wiring(struct inv *inv, void *arg)
+{
+	struct wiring_row *w = arg;
+
+	return inv_wiring_get(inv, w->cluster, w->topo, sizeof(w->topo), w->dot, &w->at);
+}
+
 /* The stored expectation as a plan document; 0, INV_NOTFOUND or -1. */
 static int
 stored_plan(struct ctrl *c, const char *cluster, struct wiring_plan_doc *doc, char *err,
     size_t errlen)
 {
-	char topo[16];
-	double at;
+	struct wiring_row w = { .cluster = cluster, .dot = &doc->dot };
 	int rc;
 
 	memset(doc, 0, sizeof(*doc));
 	snprintf(doc->cluster, sizeof(doc->cluster), "%s", cluster);
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_wiring_get(c->inv, cluster, topo, sizeof(topo), &doc->dot, &at);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0)
+	if ((rc = store_with(&c->store, read_wiring, &w)) != 0)
 		return rc;
-	if (wiring_topology_parse(topo, &doc->topology) == -1) {
-		snprintf(err, errlen, "stored topology \"%s\" is unknown", topo);
+	if (wiring_topology_parse(w.topo, &doc->topology) == -1) {
+		snprintf(err, errlen, "stored topology \"%s\" is unknown", w.topo);
 		return -1;
 	}
 	if (doc->dot != NULL && wiring_dot_parse(doc->dot, strlen(doc->dot), &doc->links,
@@ -164,12 +176,32 @@ plan_dot(const char *cluster, struct wiring_plan_doc *doc, char *err, size_t err
 	return 0;
 }
 
+struct wiring_set {
+	struct api_req *rq;
+	const struct wiring_plan_doc *doc;
+	const char *what;        /* the event */
+};
+
+/* store_fn: the cluster rq->param's expectation, with its event.  0 or an INV_ code. */
+static int
+wiring_set(struct inv *inv, void *arg)
+{
+	struct wiring_set *x = arg;
+	struct api_req *rq = x->rq;
+	int rc = inv_wiring_set(inv, rq->param, wiring_topology_str(x->doc->topology), x->doc->dot,
+	    rq->now);
+
+	if (rc == 0)
+		ctrl_event(rq->c, rq->now, rq->actor, "", x->what, rq->param);
+	return rc;
+}
+
 /* Store doc (its links as DOT for a plan); answer with what is stored. */
 static void
 store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc, int status)
 {
 	char what[64], err[300];
-	int rc;
+	struct wiring_set x = { rq, doc, what };
 
 	free(doc->dot);
 	doc->dot = NULL;
@@ -179,12 +211,7 @@ store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc,
 	}
 	snprintf(doc->cluster, sizeof(doc->cluster), "%s", rq->param);
 	snprintf(what, sizeof(what), "wiring expected: %s", wiring_topology_str(doc->topology));
-	pthread_mutex_lock(&rq->c->inv_mu);
-	rc = inv_wiring_set(rq->c->inv, rq->param, wiring_topology_str(doc->topology), doc->dot,
-	    rq->now);
-	if (rc == 0)
-		ctrl_event(rq->c, rq->now, rq->actor, "", what, rq->param);
-	pthread_mutex_unlock(&rq->c->inv_mu);
+	int rc = store_with(&rq->c->store, wiring_set, &x);
 	if (rc == INV_NOTFOUND) {
 		api_error(rs, 404, "cluster %s does not exist", rq->param);
 		return;
@@ -197,6 +224,24 @@ store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc,
 	api_body(rs, status, wiring_json_plan(doc));
 }
 
+struct ssh_hosts {
+	struct wiring_node *nodes;
+	int n;
+};
+
+/* store_fn: each node's SSH host (when it has one) into its ssh_host. */
+static int
+read_ssh_hosts(struct inv *inv, void *arg)
+{
+	struct ssh_hosts *h = arg;
+	struct ro_ssh ssh;
+
+	for (int i = 0; i < h->n; i++)
+		if (inv_ssh_get(inv, h->nodes[i].name, &ssh) == 0)
+			snprintf(h->nodes[i].ssh_host, sizeof(h->nodes[i].ssh_host), "%s", ssh.host);
+	return 0;
+}
+
 /*
  * The cluster's nodes as an import reads them against: the engine's view
  * and each node's SSH host from the inventory.  0 with *nodes malloc'd, or
@@ -205,7 +250,6 @@ store_plan(struct api_req *rq, struct api_resp *rs, struct wiring_plan_doc *doc,
 static int
 import_nodes(struct api_req *rq, struct wiring_node **nodes, int *n, char *err, size_t errlen)
 {
-	struct ro_ssh ssh;
 	int rc = wmon_nodes(rq->c->wmon, rq->param, rq->now, nodes, n, err, errlen);
 
 	if (rc == INV_NOTFOUND) {
@@ -214,12 +258,8 @@ import_nodes(struct api_req *rq, struct wiring_node **nodes, int *n, char *err, 
 	}
 	if (rc != 0)
 		return rc == WMON_TOO_BIG ? 409 : 503;
-	pthread_mutex_lock(&rq->c->inv_mu);
-	for (int i = 0; i < *n; i++)
-		if (inv_ssh_get(rq->c->inv, (*nodes)[i].name, &ssh) == 0)
-			snprintf((*nodes)[i].ssh_host, sizeof((*nodes)[i].ssh_host), "%s", ssh.host);
-	pthread_mutex_unlock(&rq->c->inv_mu);
-	return 0;
+	struct ssh_hosts h = { *nodes, *n };
+	return store_with(&rq->c->store, read_ssh_hosts, &h);
 }
 
 /*

@@ -4,7 +4,7 @@
  * When the WAL passes CKPT_FRAMES pages, passive checkpoints copy it while
  * the writer goes on committing (each copies what was committed when it
  * began, so each leaves a shorter tail); once the tail is short, one more
- * runs under inv_mu, while no transaction is open, so that it copies
+ * runs under the store's lock, while no transaction is open, so that it copies
  * everything and the writer's next transaction starts the WAL over, at the
  * beginning of the same file.  So the WAL stays near CKPT_FRAMES pages and
  * commits overwrite it instead of growing it (a sync of a file that grew
@@ -22,7 +22,7 @@
 #include "log.h"
 
 #define CKPT_FRAMES 32768     /* WAL pages (128 MiB of 4 KiB pages) that start a checkpoint */
-#define CKPT_TAIL 1024        /* pages left for the checkpoint under inv_mu, at most */
+#define CKPT_TAIL 1024        /* pages left for the checkpoint under the lock, at most */
 #define CKPT_ROUNDS 4         /* passive checkpoints tried before that one */
 #define CKPT_POLL_MS 100
 
@@ -35,23 +35,40 @@ struct ckpt {
 	int started, stopping;
 };
 
+struct ckpt_last {
+	struct inv *own;          /* the checkpointer's connection */
+	int frames, copied;
+};
+
+/*
+ * store_fn: the last checkpoint, through the checkpointer's own connection
+ * (not the store's inv): the lock only keeps the writer's transactions out.
+ */
+static int
+checkpoint_locked(struct inv *inv, void *arg)
+{
+	struct ckpt_last *a = arg;
+
+	(void)inv;
+	return inv_checkpoint(a->own, &a->frames, &a->copied);
+}
+
 /* One checkpoint, up to the WAL starting over. */
 static void
 checkpoint(struct ckpt *k)
 {
-	int frames = 0, copied = 0;
+	struct ckpt_last last = { k->inv, 0, 0 };
 
 	for (int i = 0; i < CKPT_ROUNDS; i++) {
-		if (inv_checkpoint(k->inv, &frames, &copied) == -1)
+		if (inv_checkpoint(k->inv, &last.frames, &last.copied) == -1)
 			return;
-		if (frames - copied <= CKPT_TAIL)
+		if (last.frames - last.copied <= CKPT_TAIL)
 			break;
 	}
-	pthread_mutex_lock(&k->c->inv_mu);
-	inv_checkpoint(k->inv, &frames, &copied);
-	pthread_mutex_unlock(&k->c->inv_mu);
-	if (copied < frames)
-		log_warnx("the WAL could not be copied in full (%d of %d pages)", copied, frames);
+	store_with(&k->c->store, checkpoint_locked, &last);
+	if (last.copied < last.frames)
+		log_warnx("the WAL could not be copied in full (%d of %d pages)", last.copied,
+		    last.frames);
 }
 
 static void *
@@ -69,7 +86,8 @@ run(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&k->cv, &k->mu, &ts);
-		if (k->stopping || inv_wal_frames(k->c->inv) < CKPT_FRAMES)
+		/* any thread may ask (inventory.h): no lock */
+		if (k->stopping || inv_wal_frames(k->c->store.inv) < CKPT_FRAMES)
 			continue;
 		pthread_mutex_unlock(&k->mu);
 		checkpoint(k);
@@ -77,6 +95,15 @@ run(void *arg)
 	}
 	pthread_mutex_unlock(&k->mu);
 	return NULL;
+}
+
+/* store_fn: the store's connection stops checkpointing by itself. */
+static int
+wal_watch(struct inv *inv, void *arg)
+{
+	(void)arg;
+	inv_wal_watch(inv);
+	return 0;
 }
 
 struct ckpt *
@@ -103,9 +130,7 @@ ckpt_start(struct ctrl *c, const char *path)
 		return NULL;
 	}
 	k->started = 1;
-	pthread_mutex_lock(&c->inv_mu);
-	inv_wal_watch(c->inv);
-	pthread_mutex_unlock(&c->inv_mu);
+	store_with(&c->store, wal_watch, NULL);
 	return k;
 }
 

@@ -11,8 +11,9 @@ struct ckpt;
 
 /*
  * Open a second connection to the inventory at path, stop the automatic
- * checkpoints of c->inv and start the thread.  NULL (logged) when it
- * cannot: c->inv then keeps checkpointing by itself.
+ * checkpoints of the store's connection (c->store) and start the thread.
+ * NULL (logged) when it cannot: the store's connection then keeps
+ * checkpointing by itself.
  */
 struct ckpt *ckpt_start(struct ctrl *c, const char *path);
 /* Stop the thread and close its connection; accepts NULL. */

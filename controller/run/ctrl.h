@@ -1,6 +1,7 @@
 /*
- * What the controller's modules share: the inventory connection and its
- * lock, the registry, the ingest pipeline, settings and counters.
+ * What the controller's modules share: the inventory behind its lock
+ * (store.h), the registry, the ingest pipeline, settings and counters; and
+ * the one way a node's lifecycle state changes (ctrl_apply).
  */
 #ifndef TBMESH_CTRL_H
 #define TBMESH_CTRL_H
@@ -35,16 +36,17 @@ struct ctrl_counters {
 extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds */
 
 struct ctrl {
-	struct store store;           /* the inventory and its lock (store.h) */
-	struct inv *inv;              /* TRANSITIONAL: store.inv, until every caller goes
-					 through store_with/store_txn */
+	struct store store;           /* the inventory and its lock: store_with/store_txn */
+	struct inv *inv;              /* TRANSITIONAL: store.inv, for tbcontrollerd.c's
+					 ticker until it goes through store_with */
 	struct registry *reg;
 	struct ingest *ingest;
 	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
 	struct wmon *wmon;             /* live wiring checks (wmon.h) */
 	double unreachable_after;     /* seconds without a report */
 	double retention;             /* seconds of samples kept */
-	struct catalog_model *models; /* the model catalog (malloc'd); guarded by inv_mu */
+	struct catalog_model *models; /* the model catalog (malloc'd); guarded by the
+					 store's lock */
 	int n_models;
 	int64_t place_headroom;       /* bytes kept free on every node by placements */
 	struct ctrl_counters ctr;
@@ -58,25 +60,54 @@ struct ctrl {
 	double boot_timeout;          /* seconds a node may take to come back */
 };
 
-/* TRANSITIONAL: the lock by hand, until every caller goes through store.h. */
+/* TRANSITIONAL: the lock by hand in tbcontrollerd.c's ticker. */
 #define inv_mu store.mu
 
 double ctrl_now(void);
 
-/* Record an event and log it; inv_mu must be held. */
+/* Record an event and log it; called with the store's lock held (from a
+ * store_with/store_txn function). */
 void ctrl_event(struct ctrl *c, double now, const char *actor, const char *node,
     const char *what, const char *reason);
 
 struct lc_result;
 struct reg_node;
+struct report;
 
 /*
- * Apply a lifecycle decision about n: store the state, reason and flag,
- * record its events (by actor), update the registry.  inv_mu must be held,
- * and the decision must have been made under it.  0, or -1 (nothing changed).
+ * How a node's lifecycle state changes, whatever decided it (a stored
+ * report, an operator's command, a rollout, the passing of time): the
+ * decision res about n, made under the store's lock on the registry's n,
+ * is stored (ctrl_apply_store), then n's lifecycle view becomes what res
+ * says (ctrl_lc_apply) and the registry learns it.
+ *
+ * ctrl_apply does all three; called with the store's lock held, from a
+ * store_with function: outside a transaction each statement commits on its
+ * own, so the registry learns only what is stored.  (Inside a store_txn
+ * function, use ctrl_apply_store, and registry_set_lc once store_txn has
+ * returned 0.)  0, or -1 (the registry unchanged).
  */
 int ctrl_apply(struct ctrl *c, struct reg_node *n, const struct lc_result *res, double now,
     const char *actor);
+/*
+ * Its inventory half, for a caller inside a transaction: n's state, reason
+ * and flags, the events of res (by actor), and the placements degraded by
+ * a node lost.  n and the registry are left as they are: the caller tells
+ * the registry once the transaction is committed.  Called with the store's
+ * lock held.  0, or -1.
+ */
+int ctrl_apply_store(struct ctrl *c, const struct reg_node *n, const struct lc_result *res,
+    double now, const char *actor);
+/* Its registry half: lc (a node's lifecycle view) as res leaves it. */
+void ctrl_lc_apply(struct lc_node *lc, const struct lc_result *res);
+
+/* Node's row (store_with; the store's lock taken here).  0, or INV_NOTFOUND or -1. */
+int ctrl_node_get(struct ctrl *c, const char *node, struct api_node *out);
+/*
+ * Node's latest stored report, decoded (malloc'd: free it), or NULL: none,
+ * out of memory, or it does not decode (logged).  The store's lock taken here.
+ */
+struct report *ctrl_latest_report(struct ctrl *c, const char *node);
 
 /* Count one request that took seconds. */
 void ctrl_observe_latency(struct ctrl *c, double seconds);

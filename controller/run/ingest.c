@@ -1,6 +1,8 @@
 /*
  * The writer thread: take the whole queue, store it in one transaction with
- * the lifecycle decisions each report implies, commit, answer.
+ * the lifecycle decisions each report implies, commit, answer.  Each report
+ * is checked here, once, against its node as the registry has it when the
+ * report's batch is written.
  */
 #include "ingest.h"
 
@@ -88,26 +90,75 @@ ingest_submit(struct ingest *in, struct ingest_item *it)
 	return 0;
 }
 
-/* Store one report and what it changes; inv_mu held, transaction open. */
+int
+ingest_node_check(struct ctrl *c, const char *node, const char *hardware_uuid,
+    struct reg_node *n, char *err, size_t errlen)
+{
+	if (registry_get_node(c->reg, node, n) == -1) {
+		snprintf(err, errlen, "node %s is not in the inventory (removed?)", node);
+		return 404;
+	}
+	if (strcmp(n->hardware_uuid, hardware_uuid) != 0) {
+		snprintf(err, errlen, "this token is node %s's; the report is from another Mac "
+		    "(hardware %s)", n->name, hardware_uuid);
+		return 403;
+	}
+	return 0;
+}
+
+int
+ingest_report_time(const struct lc_node *lc, const char *node, double collected_at,
+    double now, double unreachable_after, enum lc_report_time *when, char *err,
+    size_t errlen)
+{
+	switch ((*when = lc_report_time(lc, collected_at, now, unreachable_after))) {
+	case LC_REPORT_AHEAD:
+		snprintf(err, errlen, "bad report: collected_at is %.0f s ahead of the "
+		    "controller's clock (at most %.0f s allowed): check the Mac's clock",
+		    collected_at - now, LC_CLOCK_SKEW_MAX);
+		return 400;
+	case LC_REPORT_OLDER:   /* another report overtook it */
+		snprintf(err, errlen, "the report (collected_at %.3f) is older than node %s's "
+		    "latest (%.3f)", collected_at, node, lc->last_collected_at);
+		return 409;
+	default:
+		return 0;
+	}
+}
+
+/* The node's lifecycle view once it is stored: as res leaves it, and the report's. */
+static void
+stored_lc(const struct ingest_item *it, enum lc_report_time when, const struct lc_result *res,
+    struct lc_node *lc)
+{
+	ctrl_lc_apply(lc, res);
+	if (!isnan(it->sum.collected_at))
+		lc->last_collected_at = it->sum.collected_at;
+	if (!isnan(it->sum.boot_time))
+		lc->boot_time = it->sum.boot_time;
+	if (when == LC_REPORT_CURRENT) {   /* as the node's row keeps it (inv_report_store) */
+		lc->last_report_at = it->received_at;
+		lc->last_report_healthy = it->healthy;
+	}
+}
+
+/*
+ * Store one report and what it changes, in the batch's transaction: 0 with
+ * it->status 204 and the node's view after it in *lc_out, or 0 with the
+ * refusal in it (nothing of it stored), or -1 when the inventory failed.
+ */
 static int
-store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
+store_one(struct ctrl *c, struct inv *inv, struct ingest_item *it, struct lc_node *lc_out)
 {
 	struct reg_node n;
 	struct lc_result res;
+	enum lc_report_time when;
 
-	if (registry_get_node(c->reg, it->node, &n) == -1) {
-		it->status = 404;
-		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
+	if ((it->status = ingest_node_check(c, it->node, it->hardware_uuid, &n, it->error,
+	    sizeof(it->error))) != 0 ||
+	    (it->status = ingest_report_time(&n.lc, it->node, it->sum.collected_at,
+	    it->received_at, c->unreachable_after, &when, it->error, sizeof(it->error))) != 0)
 		return 0;
-	}
-	enum lc_report_time when = lc_report_time(&n.lc, it->sum.collected_at, it->received_at,
-	    c->unreachable_after);
-	if (when == LC_REPORT_OLDER) {   /* another report overtook it */
-		it->status = 409;
-		snprintf(it->error, sizeof(it->error), "the report is older than node %s's "
-		    "latest", it->node);
-		return 0;
-	}
 	if (when == LC_REPORT_CURRENT)
 		lc_on_report_seen(&n.lc, it->sum.boot_time, it->healthy, it->received_at, &res);
 	else   /* stored as the latest known; it changes no state */
@@ -115,70 +166,59 @@ store_one(struct ctrl *c, struct ingest_item *it, struct lc_node *lc_out)
 	struct inv_report_in in = { .node_id = n.id, .received_at = it->received_at,
 		.sum = &it->sum, .json = it->json, .json_len = it->json_len,
 		.stale = when == LC_REPORT_STALE };
-	int rc = inv_report_store(c->inv, &in);
+	int rc = inv_report_store(inv, &in);
 	if (rc == INV_NOTFOUND) {
 		it->status = 404;
 		snprintf(it->error, sizeof(it->error), "node %s was removed", it->node);
 		return 0;
 	}
-	if (rc != 0)
+	if (rc != 0 ||
+	    (res.changed && ctrl_apply_store(c, &n, &res, it->received_at, "controller") != 0))
 		return -1;
-	if (res.changed) {
-		if (inv_node_set_state(c->inv, n.id, res.state, res.reason,
-		    res.unexpected_reboot) == -1)
-			return -1;
-		if (res.what[0])
-			ctrl_event(c, it->received_at, "controller", n.name, res.what,
-			    res.event_reason);
-		if (res.what2[0])
-			ctrl_event(c, it->received_at, "controller", n.name, res.what2,
-			    res.event_reason2);
-	}
 	*lc_out = n.lc;
-	memcpy(lc_out->reason, res.reason, sizeof(lc_out->reason));
-	lc_out->state = res.state;
-	lc_out->unexpected_reboot = res.unexpected_reboot;
-	lc_out->accepted = res.accepted;
-	if (!isnan(it->sum.collected_at))
-		lc_out->last_collected_at = it->sum.collected_at;
-	if (!isnan(it->sum.boot_time))
-		lc_out->boot_time = it->sum.boot_time;
-	if (when == LC_REPORT_CURRENT) {   /* as the node's row keeps it (inv_report_store) */
-		lc_out->last_report_at = it->received_at;
-		lc_out->last_report_healthy = it->healthy;
-	}
+	stored_lc(it, when, &res, lc_out);
 	it->status = 204;
 	return 0;
 }
 
-/* One batch: a transaction over the items; on failure every item gets 503. */
+struct batch {
+	struct ctrl *c;
+	struct ingest_item *items;
+	struct lc_node *lcs;         /* each stored item's node view after it */
+};
+
+/* store_fn: every item of the batch; -1 rolls them all back. */
+static int
+store_batch(struct inv *inv, void *arg)
+{
+	struct batch *b = arg;
+	int i = 0;
+
+	for (struct ingest_item *it = b->items; it != NULL; it = it->next, i++)
+		if (store_one(b->c, inv, it, &b->lcs[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * One batch: a transaction over the items; on failure every item gets 503.
+ * Once it is committed, the registry and the wiring monitor learn what it
+ * stored.
+ */
 static void
 write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 {
-	struct lc_node *lcs = calloc((size_t)n, sizeof(*lcs));
-	int ok = lcs != NULL;
+	struct batch b = { c, batch, calloc((size_t)n, sizeof(*b.lcs)) };
+	int ok = b.lcs != NULL && store_txn(&c->store, store_batch, &b) == 0;
 	int i = 0;
 
-	pthread_mutex_lock(&c->inv_mu);
-	if (ok && inv_begin(c->inv) == -1)
-		ok = 0;
-	for (struct ingest_item *it = batch; ok && it != NULL; it = it->next, i++)
-		if (store_one(c, it, &lcs[i]) == -1)
-			ok = 0;
-	if (ok && inv_commit(c->inv) == -1)
-		ok = 0;
-	if (!ok)
-		inv_rollback(c->inv);
-	pthread_mutex_unlock(&c->inv_mu);
-
-	i = 0;
 	for (struct ingest_item *it = batch, *next; it != NULL; it = next, i++) {
 		next = it->next;
 		if (!ok) {
 			it->status = 503;
 			snprintf(it->error, sizeof(it->error), "the inventory could not store it");
 		} else if (it->status == 204) {
-			registry_set_lc(c->reg, it->node, &lcs[i]);
+			registry_set_lc(c->reg, it->node, &b.lcs[i]);
 			wmon_apply(c->wmon, it->wiring);   /* stored: now it counts */
 			it->wiring = NULL;
 			atomic_fetch_add(&c->ctr.reports_ingested, 1);
@@ -186,7 +226,7 @@ write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 		it->done(it, it->arg);
 	}
 	atomic_fetch_add(&c->ctr.batches, 1);
-	free(lcs);
+	free(b.lcs);
 }
 
 /*

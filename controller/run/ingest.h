@@ -3,6 +3,11 @@
  * reports; one writer thread stores everything queued in one transaction,
  * commits (durable: synchronous=FULL), and only then calls each item's done
  * callback with its HTTP status, so a 2xx means the report is on disk.
+ * The writer is where a report meets its node: it finds the node in the
+ * registry, checks the Mac and the report's time against it, decides what
+ * the report changes and applies it (ctrl_apply_store), each once.  The
+ * registry learns what a batch stored once it is committed, so a report is
+ * checked against what the batches before its own stored.
  * The queue is bounded: when full, submit refuses (the client gets 503 and
  * retries).
  */
@@ -13,6 +18,7 @@
 #include <stdint.h>
 
 #include "inventory.h"
+#include "lifecycle.h"
 
 #define INGEST_QUEUE_MAX 4096
 #define INGEST_BATCH_MAX 1024
@@ -25,11 +31,13 @@ struct wmon_staged;
 
 /*
  * A report on its way to the inventory: what the writer needs of it (its
- * summary, whether it is healthy) and its JSON, not the decoded report.
+ * node and Mac, its summary, whether it is healthy) and its JSON, not the
+ * decoded report.
  */
 struct ingest_item {
 	struct ingest_item *next;
-	char node[64];
+	char node[64];               /* the node its token is for */
+	report_str hardware_uuid;    /* the Mac it comes from */
 	double received_at;
 	struct inv_report_summary sum;
 	int healthy;                 /* lc_report_healthy() of the report */
@@ -40,7 +48,7 @@ struct ingest_item {
 	size_t json_len;
 	char *json_owned;            /* when json is a copy: freed with the item */
 	int status;                  /* set before done(): 204, or an error status */
-	char error[128];             /* message when status is not 2xx */
+	char error[384];             /* message when status is not 2xx */
 	void (*done)(struct ingest_item *it, void *arg); /* called on the writer thread */
 	void *arg;
 };
@@ -64,5 +72,25 @@ int ingest_submit(struct ingest *in, struct ingest_item *it);
  */
 struct ingest_item *ingest_item_new(struct ingest *in);
 void ingest_item_free(struct ingest *in, struct ingest_item *it);
+
+struct reg_node;
+
+/*
+ * The node a report with node's token is from, into *n: 0, or the HTTP
+ * status that refuses the report with the reason in err (404 no such node,
+ * 403 the report is from another Mac than the node's hardware_uuid).
+ */
+int ingest_node_check(struct ctrl *c, const char *node, const char *hardware_uuid,
+    struct reg_node *n, char *err, size_t errlen);
+/*
+ * What a report of node collected at collected_at (NAN unknown) arriving at
+ * now is to lc (the node's view, or a new node's): 0 with *when current or
+ * stale, or the HTTP status that refuses it with the reason in err (400
+ * collected too far ahead of the controller's clock, 409 older than the
+ * node's stored report).
+ */
+int ingest_report_time(const struct lc_node *lc, const char *node, double collected_at,
+    double now, double unreachable_after, enum lc_report_time *when, char *err,
+    size_t errlen);
 
 #endif

@@ -56,7 +56,7 @@ placement_catalog_load(struct ctrl *c, const char *path, char *err, size_t errle
 		snprintf(err, errlen, "the compiled-in catalog: %s", inner);
 		return -1;
 	}
-	if (inv_model_each(c->inv, add_model, c) == -1) {
+	if (inv_model_each(c->store.inv, add_model, c) == -1) {
 		snprintf(err, errlen, "the inventory's models could not be read");
 		return -1;
 	}
@@ -72,14 +72,14 @@ pick_cluster(struct ctrl *c, const char *want, api_name out, char *err, size_t e
 	int n = 0, rc;
 
 	if (want[0]) {
-		rc = inv_cluster_get(c->inv, want, &one);
+		rc = inv_cluster_get(c->store.inv, want, &one);
 		if (rc == INV_NOTFOUND)
 			snprintf(err, errlen, "cluster %s: no such cluster", want);
 		else if (rc == 0)
 			snprintf(out, sizeof(api_name), "%s", want);
 		return rc == INV_NOTFOUND ? 404 : rc == 0 ? 0 : 503;
 	}
-	if (inv_cluster_list(c->inv, &cl, &n) != 0)
+	if (inv_cluster_list(c->store.inv, &cl, &n) != 0)
 		return 503;
 	if (n == 1)
 		snprintf(out, sizeof(api_name), "%s", cl[0].name);
@@ -112,14 +112,14 @@ input_node(struct ctrl *c, const struct api_node *an, const struct report *r, in
 	pn->memory_bytes = an->memory_total_bytes == REPORT_NULL_I64 ? 0 : an->memory_total_bytes;
 	if (r != NULL && r->memory.gpu_wired_limit_bytes != REPORT_NULL_I64)
 		pn->gpu_wired_limit_bytes = r->memory.gpu_wired_limit_bytes;
-	int64_t held = inv_placement_reserved(c->inv, an->name, except);
+	int64_t held = inv_placement_reserved(c->store.inv, an->name, except);
 	pn->reserved_bytes = held > 0 ? held : 0;
 	pn->available = an->state == NODE_READY && r != NULL;
 	if (!pn->available)
 		snprintf(pn->unavailable_why, sizeof(pn->unavailable_why), "%s",
 		    r == NULL ? "no report" : api_node_state_str(an->state));
 	struct ro_ssh ssh;
-	if (inv_ssh_get(c->inv, an->name, &ssh) == 0) {
+	if (inv_ssh_get(c->store.inv, an->name, &ssh) == 0) {
 		snprintf(pn->ssh_host, sizeof(pn->ssh_host), "%s", ssh.host);
 		snprintf(pn->ssh_user, sizeof(pn->ssh_user), "%s", ssh.user);
 	}
@@ -138,7 +138,7 @@ latest_report(struct ctrl *c, const char *name)
 	char *json = NULL, err[256];
 	struct report *r = NULL;
 
-	if (inv_node_report(c->inv, name, &json) != 0 || json == NULL)
+	if (inv_node_report(c->store.inv, name, &json) != 0 || json == NULL)
 		return NULL;
 	if ((r = report_new()) != NULL &&
 	    report_decode(json, strlen(json), r, err, sizeof(err)) == -1) {
@@ -161,9 +161,9 @@ build_input(struct ctrl *c, const struct plan_request *req, int64_t except, doub
 	int n = 0;
 	int64_t open = 0;
 
-	if (inv_rollout_open_on(c->inv, in->cluster, &open) == 0)
+	if (inv_rollout_open_on(c->store.inv, in->cluster, &open) == 0)
 		in->rollout = open != 0;
-	if (inv_node_list(c->inv, &nodes, &n) != 0)
+	if (inv_node_list(c->store.inv, &nodes, &n) != 0)
 		return 503;
 	for (int i = 0; i < n && in->n_nodes < PLACE_NODES_MAX; i++) {
 		if (strcmp(nodes[i].cluster, in->cluster) != 0 || !listed(req, nodes[i].name))
@@ -235,11 +235,11 @@ placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double
 
 	if (st != NODE_UNREACHABLE && st != NODE_DOWN && st != NODE_CORDONED)
 		return;
-	if (inv_placements_on_node(c->inv, node, &ids, &n) != 0)
+	if (inv_placements_on_node(c->store.inv, node, &ids, &n) != 0)
 		return;
 	snprintf(reason, sizeof(reason), "%s is %s", node, api_node_state_str(st));
 	for (int i = 0; i < n; i++) {
-		if (inv_placement_set_state(c->inv, ids[i], "degraded", reason) != 0)
+		if (inv_placement_set_state(c->store.inv, ids[i], "degraded", reason) != 0)
 			continue;
 		snprintf(what, sizeof(what), "placement %lld degraded", (long long)ids[i]);
 		ctrl_event(c, now, "controller", node, what, reason);

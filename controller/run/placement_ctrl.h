@@ -2,7 +2,9 @@
  * Placement in the controller: the catalog it serves, the planner's input
  * built from the inventory (nodes, their latest reports, what placements
  * hold) and the cluster's links, and placements marked degraded when one of
- * their nodes is lost.  Functions here need inv_mu held.
+ * their nodes is lost.  Functions here that read or write the inventory
+ * are called with the store's lock held (from a store_with/store_txn
+ * function), but where they say otherwise.
  */
 #ifndef TBMESH_PLACEMENT_CTRL_H
 #define TBMESH_PLACEMENT_CTRL_H
@@ -17,7 +19,8 @@
 /*
  * Load the catalog file at path (NULL: the catalog compiled in,
  * embedded.h) and the models added through the API into c->models.
- * 0, or -1 with the reason in err.
+ * At start, before the controller's threads: no lock needed.  0, or -1
+ * with the reason in err.
  */
 int placement_catalog_load(struct ctrl *c, const char *path, char *err, size_t errlen);
 
@@ -42,7 +45,8 @@ void placement_node_lost(struct ctrl *c, const char *node, enum node_state st, d
  * where they are (rolling: those with a rank on node; lockstep: every one of
  * the cluster, at the first node's drain, before any node updates): state
  * degraded with the campaign's reason, an event each, the campaign's id kept
- * beside it, its memory kept reserved.  Its own transaction; takes inv_mu.
+ * beside it, its memory kept reserved.  Its own transaction (store_txn):
+ * the caller must not hold the store's lock.
  * 0 with what was done in what, or -1 with why in err.  Run again, it stops
  * only what this campaign has not stopped yet.
  */
@@ -53,8 +57,8 @@ int placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, cons
 /*
  * The campaign ended (finished or aborted): each placement it stopped goes
  * back to active when every one of its nodes is ready, else stays degraded
- * with the reason; an event each.  inv_mu held, inside the caller's
- * transaction.  0 or -1.
+ * with the reason; an event each.  Inside the caller's transaction (the
+ * store's lock held).  0 or -1.
  */
 int placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double now);
 

@@ -32,9 +32,10 @@ list_add(char *buf, size_t size, int64_t id)
 		snprintf(buf + l, size - l, "%s%" PRId64, l ? ", " : "", id);
 }
 
+/* Stop the placements camp drains at node, in inv's transaction; their ids into ids. */
 static int
-stop_all(struct ctrl *c, const struct ro_campaign *camp, const char *node, double now,
-    char *ids, size_t idsize)
+stop_all(struct ctrl *c, struct inv *inv, const struct ro_campaign *camp, const char *node,
+    double now, char *ids, size_t idsize)
 {
 	char actor[64], reason[API_REASON_MAX + 1], what[64];
 	int lockstep = camp->mode == RO_LOCKSTEP;
@@ -48,10 +49,10 @@ stop_all(struct ctrl *c, const struct ro_campaign *camp, const char *node, doubl
 	else
 		snprintf(reason, sizeof(reason), "drained by rollout %" PRId64 ": %s updates to %s",
 		    camp->id, node, camp->target);
-	rc = inv_placements_to_stop(c->inv, camp->cluster, lockstep ? NULL : node, camp->id,
+	rc = inv_placements_to_stop(inv, camp->cluster, lockstep ? NULL : node, camp->id,
 	    &stop, &n);
 	for (int k = 0; rc == 0 && k < n; k++) {
-		rc = inv_placement_stop(c->inv, stop[k], camp->id, reason);
+		rc = inv_placement_stop(inv, stop[k], camp->id, reason);
 		snprintf(what, sizeof(what), "placement %" PRId64 " %s", stop[k],
 		    lockstep ? "stopped" : "drained");
 		if (rc == 0)
@@ -63,14 +64,42 @@ stop_all(struct ctrl *c, const struct ro_campaign *camp, const char *node, doubl
 }
 
 /* An abort (which restores what was stopped) may come while a drain waits
- * for inv_mu: then stop nothing more.  inv_mu held. */
+ * for the store's lock: then stop nothing more. */
 static int
-aborted(struct ctrl *c, int64_t id)
+aborted(struct inv *inv, int64_t id)
 {
 	struct ro_campaign *cur = malloc(sizeof(*cur));
-	int rc = cur != NULL && inv_rollout_get(c->inv, id, cur) == 0 && cur->state == RO_ABORTED;
+	int rc = cur != NULL && inv_rollout_get(inv, id, cur) == 0 && cur->state == RO_ABORTED;
 
 	free(cur);
+	return rc;
+}
+
+struct drain {
+	struct ctrl *c;
+	const struct ro_campaign *camp;
+	const char *node;
+	double now;
+	char ids[200];            /* the placements it stopped */
+	char before[200];         /* those this campaign had stopped already */
+};
+
+/* store_fn: the drain's transaction; 1 (nothing done) when camp was aborted. */
+static int
+drain_tx(struct inv *inv, void *arg)
+{
+	struct drain *d = arg;
+	int64_t *had = NULL;
+	int n = 0, rc;
+
+	if (aborted(inv, d->camp->id))
+		return 1;
+	rc = inv_placements_stopped_by(inv, d->camp->id, &had, &n);
+	for (int k = 0; rc == 0 && k < n; k++)
+		list_add(d->before, sizeof(d->before), had[k]);
+	free(had);
+	if (rc == 0)
+		rc = stop_all(d->c, inv, d->camp, d->node, d->now, d->ids, sizeof(d->ids));
 	return rc;
 }
 
@@ -78,42 +107,25 @@ int
 placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const char *node,
     char *what, size_t whatlen, char *err, size_t errlen)
 {
-	char ids[200] = "", before[200] = "";
-	int64_t *had = NULL;
-	int n = 0, rc;
-	double now = ctrl_now();
+	struct drain d = { .c = c, .camp = camp, .node = node, .now = ctrl_now() };
+	int rc = store_txn(&c->store, drain_tx, &d);
 
-	pthread_mutex_lock(&c->inv_mu);
-	if (aborted(c, camp->id)) {
-		pthread_mutex_unlock(&c->inv_mu);
+	if (rc == 1) {
 		snprintf(what, whatlen, "rollout %" PRId64 " was aborted: nothing drained", camp->id);
 		return 0;
 	}
-	rc = inv_begin(c->inv);
-	if (rc == 0)
-		rc = inv_placements_stopped_by(c->inv, camp->id, &had, &n);
-	for (int k = 0; rc == 0 && k < n; k++)
-		list_add(before, sizeof(before), had[k]);
-	if (rc == 0)
-		rc = stop_all(c, camp, node, now, ids, sizeof(ids));
-	if (rc == 0)
-		rc = inv_commit(c->inv);
-	else
-		inv_rollback(c->inv);
-	pthread_mutex_unlock(&c->inv_mu);
-	free(had);
 	if (rc != 0) {
 		snprintf(err, errlen, "the placements of %s could not be marked in the inventory",
 		    camp->cluster);
 		return -1;
 	}
-	if (ids[0])
+	if (d.ids[0])
 		snprintf(what, whatlen, "%s placement %s of %s (memory kept reserved until "
 		    "the rollout restores it)", camp->mode == RO_LOCKSTEP ? "stopped" : "drained",
-		    ids, camp->mode == RO_LOCKSTEP ? camp->cluster : node);
-	else if (before[0])
+		    d.ids, camp->mode == RO_LOCKSTEP ? camp->cluster : node);
+	else if (d.before[0])
 		snprintf(what, whatlen, "nothing more to drain on %s: placement %s already stopped "
-		    "by this rollout", node, before);
+		    "by this rollout", node, d.before);
 	else
 		snprintf(what, whatlen, "%s has no placements to drain", camp->mode == RO_LOCKSTEP ?
 		    camp->cluster : node);
@@ -129,10 +141,10 @@ not_ready(struct ctrl *c, int64_t id, char *why, size_t whylen)
 	int n = 0;
 
 	why[0] = '\0';
-	if (inv_placement_nodes(c->inv, id, &names, &n) != 0)
+	if (inv_placement_nodes(c->store.inv, id, &names, &n) != 0)
 		return -1;
 	for (int i = 0; i < n && !why[0]; i++) {
-		if (inv_node_get(c->inv, names[i], &an) != 0)
+		if (inv_node_get(c->store.inv, names[i], &an) != 0)
 			snprintf(why, whylen, "%s is not in the inventory", names[i]);
 		else if (an.state != NODE_READY)
 			snprintf(why, whylen, "%s is %s", names[i], api_node_state_str(an.state));
@@ -149,19 +161,19 @@ placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double
 	int n = 0, rc;
 
 	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
-	rc = inv_placements_stopped_by(c->inv, camp->id, &ids, &n);
+	rc = inv_placements_stopped_by(c->store.inv, camp->id, &ids, &n);
 	for (int k = 0; rc == 0 && k < n; k++) {
 		if ((rc = not_ready(c, ids[k], why, sizeof(why))) != 0)
 			break;
 		if (why[0]) {
 			snprintf(reason, sizeof(reason), "not restored after rollout %" PRId64
 			    " (%s): %s", camp->id, ro_state_str(camp->state), why);
-			rc = inv_placement_release(c->inv, ids[k], "degraded", reason);
+			rc = inv_placement_release(c->store.inv, ids[k], "degraded", reason);
 			snprintf(what, sizeof(what), "placement %" PRId64 " not restored", ids[k]);
 		} else {
 			snprintf(reason, sizeof(reason), "rollout %" PRId64 " %s: its nodes are ready "
 			    "on %s", camp->id, ro_state_str(camp->state), camp->target);
-			rc = inv_placement_release(c->inv, ids[k], "active", "");
+			rc = inv_placement_release(c->store.inv, ids[k], "active", "");
 			snprintf(what, sizeof(what), "placement %" PRId64 " restored", ids[k]);
 		}
 		if (rc == 0)

@@ -6,7 +6,8 @@
  * planned again on its own nodes with its own strategy and runtime; when
  * the hostfile differs it becomes "stale" with an event that says what
  * changed, and tbctl placement replan writes the new one.  A stale one
- * whose hostfile matches again is active again.  Functions need inv_mu.
+ * whose hostfile matches again is active again.  Functions here are called
+ * with the store's lock held (from a store_with/store_txn function).
  */
 #include "placement_ctrl.h"
 
@@ -58,12 +59,12 @@ check_one(struct ctrl *c, const struct inv_placement *row, struct plan *was, str
 		char reason[API_REASON_MAX + 1];
 		snprintf(reason, sizeof(reason), "its hostfile no longer matches: %.150s "
 		    "(tbctl placement replan %lld --hostfile FILE)", why, (long long)row->id);
-		if (inv_placement_set_state(c->inv, row->id, "stale", reason) != 0)
+		if (inv_placement_set_state(c->store.inv, row->id, "stale", reason) != 0)
 			return;
 		snprintf(what, sizeof(what), "placement %lld stale", (long long)row->id);
 		ctrl_event(c, t, "controller", was->ranks[0].node, what, reason);
 	} else {
-		if (inv_placement_set_state(c->inv, row->id, "active", "") != 0)
+		if (inv_placement_set_state(c->store.inv, row->id, "active", "") != 0)
 			return;
 		snprintf(what, sizeof(what), "placement %lld active", (long long)row->id);
 		ctrl_event(c, t, "controller", was->ranks[0].node, what,
@@ -79,7 +80,7 @@ placement_stale_check(struct ctrl *c, const char *cluster, double now)
 	char err[256];
 	int n = 0;
 
-	if (was == NULL || fresh == NULL || inv_placement_list(c->inv, &rows, &n) != 0)
+	if (was == NULL || fresh == NULL || inv_placement_list(c->store.inv, &rows, &n) != 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(rows[i].state, "active") != 0 && strcmp(rows[i].state, "stale") != 0)

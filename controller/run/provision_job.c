@@ -1,7 +1,7 @@
 /*
  * provision_job: one thread per provisioning run (see provision_job.h).
  * The run's status lives in the inventory; this file writes it there as the
- * run goes (under inv_mu), and the API reads it back.
+ * run goes (provision_inv.h), and the API reads it back.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +18,7 @@
 #include "ctrl.h"
 #include "log.h"
 #include "prov_api.h"
+#include "provision_inv.h"
 #include "provision_job.h"
 #include "report.h"
 #include "wiring.h"
@@ -89,17 +90,13 @@ prov_jobs_free(struct prov_jobs *j)
 	free(j);
 }
 
-/* Store st's header; inv_mu taken here. */
+/* Store st's header. */
 static void
 save(struct job *jb)
 {
-	struct ctrl *c = jb->jobs->c;
-
-	pthread_mutex_lock(&c->inv_mu);
-	if (inv_prov_update(c->inv, jb->st) != 0)
+	if (prov_inv_save(jb->jobs->c, jb->st) != 0)
 		log_warnx("%s: provisioning %lld: could not store its state", __func__,
 		    (long long)jb->st->id);
-	pthread_mutex_unlock(&c->inv_mu);
 }
 
 /* End the run in state, with reason (may be NULL). */
@@ -111,10 +108,8 @@ finish(struct job *jb, const char *state, const char *reason)
 		snprintf(jb->st->reason, sizeof(jb->st->reason), "%s", reason);
 	jb->st->finished_at = ctrl_now();
 	save(jb);
-	pthread_mutex_lock(&jb->jobs->c->inv_mu);
-	ctrl_event(jb->jobs->c, jb->st->finished_at, "provisioning", jb->st->node,
+	prov_inv_event(jb->jobs->c, jb->st->finished_at, jb->st->node,
 	    jb->deprov ? "deprovision" : "provision", reason != NULL ? reason : state);
-	pthread_mutex_unlock(&jb->jobs->c->inv_mu);
 }
 
 /* prov_exec.run through the session, refused once the controller stops. */
@@ -137,7 +132,6 @@ job_recorded(void *ctx, const struct prov_record *rec)
 {
 	struct job *jb = ctx;
 	struct prov_api_step s;
-	struct ctrl *c = jb->jobs->c;
 
 	memset(&s, 0, sizeof(s));
 	snprintf(s.step, sizeof(s.step), "%s", rec->step);
@@ -145,11 +139,9 @@ job_recorded(void *ctx, const struct prov_record *rec)
 	snprintf(s.outcome, sizeof(s.outcome), "%s", prov_outcome_name(rec->outcome));
 	snprintf(s.command, sizeof(s.command), "%s", rec->command);
 	snprintf(s.detail, sizeof(s.detail), "%s", rec->detail);
-	pthread_mutex_lock(&c->inv_mu);
-	if (inv_prov_step(c->inv, jb->st->id, jb->n_recorded++, &s) != 0)
+	if (prov_inv_step(jb->jobs->c, jb->st->id, jb->n_recorded++, &s) != 0)
 		log_warnx("%s: provisioning %lld: could not store step %s", __func__,
 		    (long long)jb->st->id, s.step);
-	pthread_mutex_unlock(&c->inv_mu);
 }
 
 static int
@@ -171,7 +163,6 @@ static int
 job_preflight(struct job *jb, struct prov_facts *f, struct prov_preflight *p)
 {
 	struct prov_exec ex = { jb, job_run, NULL };
-	struct ctrl *c = jb->jobs->c;
 	char err[256], why[300];
 
 	if (prov_survey(&ex, jb->jobs->cfg.command_timeout, f, err, sizeof(err)) != 0) {
@@ -180,17 +171,7 @@ job_preflight(struct job *jb, struct prov_facts *f, struct prov_preflight *p)
 		return -1;
 	}
 	prov_preflight(f, 0, p);
-	pthread_mutex_lock(&c->inv_mu);
-	for (int i = 0; i < p->n; i++) {
-		struct prov_api_line l;
-
-		snprintf(l.what, sizeof(l.what), "%s", p->lines[i].what);
-		snprintf(l.verdict, sizeof(l.verdict), "%s", p->lines[i].verdict == PROV_PASS ?
-		    "pass" : p->lines[i].verdict == PROV_WARN ? "warn" : "fail");
-		snprintf(l.text, sizeof(l.text), "%s", p->lines[i].text);
-		inv_prov_line(c->inv, jb->st->id, i, &l);
-	}
-	pthread_mutex_unlock(&c->inv_mu);
+	prov_inv_preflight(jb->jobs->c, jb->st->id, p);
 	if (jb->st->node[0] == '\0')
 		snprintf(jb->st->node, sizeof(jb->st->node), "%.63s", f->hostname);
 	for (int i = 0; i < p->n; i++)
@@ -243,7 +224,6 @@ token_make(struct job *jb, char id[API_TOKEN_ID_LEN + 1], char token[API_TOKEN_M
 	struct api_token t = { 0 };
 	uint8_t hash[AUTH_HASH_LEN];
 	double now = ctrl_now();
-	int rc;
 
 	if (auth_token_new(t.id, token, hash) == -1) {
 		snprintf(err, errlen, "could not make a token");
@@ -257,10 +237,7 @@ token_make(struct job *jb, char id[API_TOKEN_ID_LEN + 1], char token[API_TOKEN_M
 	t.created_at = now;
 	t.expires_at = now + TOKEN_TTL;
 	t.used_at = NAN;
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_token_add(c->inv, &t, hash);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	if (prov_inv_token_add(c, &t, hash) != 0) {
 		snprintf(err, errlen, "the inventory could not store the token");
 		return -1;
 	}
@@ -274,9 +251,7 @@ token_drop(struct job *jb, const char *id)
 {
 	struct ctrl *c = jb->jobs->c;
 
-	pthread_mutex_lock(&c->inv_mu);
-	inv_token_revoke(c->inv, id);
-	pthread_mutex_unlock(&c->inv_mu);
+	prov_inv_token_revoke(c, id);
 	registry_revoke_token(c->reg, id);
 }
 
@@ -289,12 +264,8 @@ wait_report(struct job *jb, double since, int *rdma)
 
 	while (!atomic_load(&jb->jobs->stopping) && ctrl_now() < deadline) {
 		struct api_node n;
-		int rc;
 
-		pthread_mutex_lock(&c->inv_mu);
-		rc = inv_node_get(c->inv, jb->st->node, &n);
-		pthread_mutex_unlock(&c->inv_mu);
-		if (rc == 0 && !isnan(n.last_report_at) && n.last_report_at >= since) {
+		if (ctrl_node_get(c, jb->st->node, &n) == 0 && !isnan(n.last_report_at) && n.last_report_at >= since) {
 			*rdma = n.rdma == RDMA_STATE_ENABLED;
 			return 0;
 		}
@@ -328,25 +299,16 @@ job_plan(struct job *jb, struct prov_plan *p, const struct prov_blob *agent, con
 static void
 lan_of(struct ctrl *c, const char *node, char (*lan)[16], const char **who, int *n, int max)
 {
-	char *json = NULL, err[128];
-	struct report *r;
-	int rc;
+	struct report *r = ctrl_latest_report(c, node);
 
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_node_report(c->inv, node, &json);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0 || json == NULL || (r = report_new()) == NULL) {
-		free(json);
+	if (r == NULL)
 		return;
-	}
-	if (report_decode(json, strlen(json), r, err, sizeof(err)) == 0)
-		for (int i = 0; i < r->network.n_interfaces; i++)
-			for (int k = 0; k < r->network.interfaces[i].n_ipv4 && *n < max; k++) {
-				snprintf(lan[*n], 16, "%s", r->network.interfaces[i].ipv4[k]);
-				who[(*n)++] = node;
-			}
+	for (int i = 0; i < r->network.n_interfaces; i++)
+		for (int k = 0; k < r->network.interfaces[i].n_ipv4 && *n < max; k++) {
+			snprintf(lan[*n], 16, "%s", r->network.interfaces[i].ipv4[k]);
+			who[(*n)++] = node;
+		}
 	free(r);
-	free(json);
 }
 
 /*
@@ -390,9 +352,7 @@ plan_addresses(struct job *jb, struct prov_settings *s, char *err, size_t errlen
 	s->n_addrs = 0;
 	if (jb->st->cluster[0] == '\0')
 		return 0;
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_wiring_get(c->inv, jb->st->cluster, topo, sizeof(topo), &dot, &at);
-	pthread_mutex_unlock(&c->inv_mu);
+	rc = prov_inv_wiring(c, jb->st->cluster, topo, sizeof(topo), &dot, &at);
 	if (rc != 0 || strcmp(topo, "plan") != 0 || dot == NULL) {
 		free(dot);
 		return 0;
@@ -603,17 +563,13 @@ job_start(struct prov_jobs *j, struct job *jb, double now, struct prov_api_statu
     char *err, size_t errlen)
 {
 	struct ctrl *c = j->c;
-	int rc;
 
 	jb->jobs = j;
 	job_root(jb);
 	jb->st->started_at = now;
 	jb->st->finished_at = NAN;
 	snprintf(jb->st->state, sizeof(jb->st->state), "running");
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_prov_add(c->inv, jb->st);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	if (prov_inv_add(c, jb->st) != 0) {
 		snprintf(err, errlen, "the inventory could not store the run");
 		job_free(jb);
 		return 503;
@@ -655,11 +611,8 @@ prov_jobs_add(struct prov_jobs *j, const struct prov_api_request *req, double no
 	struct api_cluster cl;
 	int rc = 0;
 
-	if (req->cluster[0] != '\0') {
-		pthread_mutex_lock(&j->c->inv_mu);
-		rc = inv_cluster_get(j->c->inv, req->cluster, &cl);
-		pthread_mutex_unlock(&j->c->inv_mu);
-	}
+	if (req->cluster[0] != '\0')
+		rc = prov_inv_cluster(j->c, req->cluster, &cl);
 	if (rc != 0) {
 		snprintf(err, errlen, "cluster %s: no such cluster", req->cluster);
 		return rc == INV_NOTFOUND ? 404 : 503;
@@ -670,16 +623,11 @@ prov_jobs_add(struct prov_jobs *j, const struct prov_api_request *req, double no
 	}
 	jb->req = *req;
 	/* a host reached before keeps the key it had: a changed one is refused */
-	if (req->fingerprint[0] == '\0') {
-		pthread_mutex_lock(&j->c->inv_mu);
-		rc = inv_prov_host_key(j->c->inv, req->host, req->port, jb->req.fingerprint,
-		    sizeof(jb->req.fingerprint));
-		pthread_mutex_unlock(&j->c->inv_mu);
-		if (rc != 0) {
-			job_free(jb);
-			snprintf(err, errlen, "the inventory is not available");
-			return 503;
-		}
+	if (req->fingerprint[0] == '\0' && prov_inv_host_key(j->c, req->host, req->port,
+	    jb->req.fingerprint, sizeof(jb->req.fingerprint)) != 0) {
+		job_free(jb);
+		snprintf(err, errlen, "the inventory is not available");
+		return 503;
 	}
 	snprintf(jb->st->kind, sizeof(jb->st->kind), "add");
 	snprintf(jb->st->host, sizeof(jb->st->host), "%s", req->host);
@@ -698,18 +646,12 @@ prov_jobs_deprovision(struct prov_jobs *j, const char *node, const struct prov_a
 {
 	struct job *jb = job_new();
 	int64_t id;
-	int rc = -1;
 
 	if (jb == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return 503;
 	}
-	pthread_mutex_lock(&j->c->inv_mu);
-	id = inv_prov_last_add(j->c->inv, node);
-	if (id > 0)
-		rc = inv_prov_get(j->c->inv, id, jb->st);
-	pthread_mutex_unlock(&j->c->inv_mu);
-	if (id <= 0 || rc != 0) {
+	if ((id = prov_inv_last_add(j->c, node, jb->st)) <= 0) {
 		snprintf(err, errlen, id == 0 ? "node %s: no provisioning of it to find its SSH "
 		    "address by (provision it with tbctl node add first)" :
 		    "the inventory is not available", node);

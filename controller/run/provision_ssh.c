@@ -100,6 +100,22 @@ ps_close(void *sess)
 	free(ps);
 }
 
+struct ssh_keep {
+	const struct ro_ssh *s;
+	const char *fp;
+};
+
+/* store_fn: keep how s->node is reached and its host key. */
+static int
+ssh_keep(struct inv *inv, void *arg)
+{
+	const struct ssh_keep *a = arg;
+
+	if (inv_ssh_set(inv, a->s) != 0)
+		return -1;
+	return inv_ssh_trust(inv, a->s->node, a->fp, ctrl_now());
+}
+
 /* The node's SSH address and pinned key, for OS updates (tbctl node ssh/trust). */
 static void
 ps_provisioned(void *ctx, const char *node, const struct prov_target *t, const char *fp)
@@ -114,10 +130,9 @@ ps_provisioned(void *ctx, const char *node, const struct prov_target *t, const c
 	s.port = t->port > 0 ? t->port : 22;
 	snprintf(s.user, sizeof(s.user), "%s", t->user != NULL && t->user[0] != '\0' ? t->user :
 	    pw != NULL ? pw->pw_name : "root");
-	pthread_mutex_lock(&c->inv_mu);
-	if (inv_ssh_set(c->inv, &s) != 0 || inv_ssh_trust(c->inv, node, fp, ctrl_now()) != 0)
+	struct ssh_keep a = { &s, fp };
+	if (store_with(&c->store, ssh_keep, &a) != 0)
 		log_warnx("%s: %s: could not keep its SSH address", __func__, node);
-	pthread_mutex_unlock(&c->inv_mu);
 }
 
 void

@@ -42,9 +42,7 @@ links_from_wiring(struct ctrl *c, const char *node, const struct report *r, char
 	char err[300];
 	int rc;
 
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_node_get(c->inv, node, &n);
-	pthread_mutex_unlock(&c->inv_mu);
+	rc = ctrl_node_get(c, node, &n);
 	if (rc != 0 || n.cluster[0] == '\0' || c->wmon == NULL)
 		return links_from_report(c, node, r, why, whylen);
 	if (wmon_check(c->wmon, n.cluster, ctrl_now(), &res, err, sizeof(err)) != 0) {

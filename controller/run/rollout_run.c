@@ -49,21 +49,68 @@ recorded(struct rollout_runner *r)
 	}
 }
 
+struct campaign_get {
+	int64_t id;
+	struct ro_campaign *camp;
+};
+
+/* store_fn: campaign id as stored now. */
+static int
+campaign_get(struct inv *inv, void *arg)
+{
+	struct campaign_get *a = arg;
+
+	return inv_rollout_get(inv, a->id, a->camp);
+}
+
 static struct ro_campaign *
 load(struct ctrl *c, int64_t id)
 {
-	struct ro_campaign *camp = malloc(sizeof(*camp));
+	struct campaign_get a = { id, malloc(sizeof(*a.camp)) };
 
-	if (camp == NULL)
+	if (a.camp == NULL)
 		return NULL;
-	pthread_mutex_lock(&c->inv_mu);
-	int rc = inv_rollout_get(c->inv, id, camp);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
-		free(camp);
+	if (store_with(&c->store, campaign_get, &a) != 0) {
+		free(a.camp);
 		return NULL;
 	}
-	return camp;
+	return a.camp;
+}
+
+struct step_record {
+	struct ctrl *c;
+	struct ro_campaign *camp;    /* begin: the campaign the runner has */
+	const struct ro_campaign *ran; /* end: the campaign the step ran with */
+	struct ro_campaign *cur;     /* the campaign as stored now (malloc'd) */
+	int i;
+	double now;
+	const struct ro_step_result *res;
+	enum ro_state before;        /* end: cur's state before the step's outcome */
+	int cordoned;                /* end: the failure cordoned rn */
+	struct reg_node rn;          /* end: the node the failure cordoned, as it is now */
+};
+
+/*
+ * store_fn: node i's step start, unless the campaign as stored now is no
+ * longer running (1: nothing begins).
+ */
+static int
+begin_tx(struct inv *inv, void *arg)
+{
+	struct step_record *x = arg;
+	struct ro_campaign *camp = x->camp;
+	struct ro_node *n = &camp->nodes[x->i];
+
+	if (inv_rollout_get(inv, camp->id, x->cur) != 0)
+		return -1;
+	if (x->cur->state != RO_RUNNING)
+		return 1;
+	ro_step_prepare(x->c, camp, x->i);
+	rollout_begin(camp, x->i, x->now);
+	if (inv_rollout_save(inv, camp) != 0 ||
+	    inv_rollout_log(inv, camp->id, n->node, n->step, "begin", x->now, -1, NULL) != 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -75,37 +122,18 @@ load(struct ctrl *c, int64_t id)
 static int
 record_begin(struct rollout_runner *r, struct ro_campaign *camp, int i)
 {
-	struct ctrl *c = r->c;
-	struct ro_node *n = &camp->nodes[i];
-	struct ro_campaign *cur = malloc(sizeof(*cur));
-	double now = ctrl_now();
+	struct step_record x = { .c = r->c, .camp = camp, .cur = malloc(sizeof(*x.cur)),
+		.i = i, .now = ctrl_now() };
 	int rc;
 
-	if (cur == NULL)
+	if (x.cur == NULL)
 		return -1;
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_rollout_get(c->inv, camp->id, cur);
-	if (rc != 0 || cur->state != RO_RUNNING) {
-		pthread_mutex_unlock(&c->inv_mu);
-		free(cur);
-		return rc != 0 ? -1 : 1;
-	}
-	free(cur);
-	ro_step_prepare(c, camp, i);
-	rollout_begin(camp, i, now);
-	rc = inv_begin(c->inv);
-	if (rc == 0)
-		rc = inv_rollout_save(c->inv, camp);
-	if (rc == 0)
-		rc = inv_rollout_log(c->inv, camp->id, n->node, n->step, "begin", now, -1, NULL);
-	if (rc == 0)
-		rc = inv_commit(c->inv);
-	else
-		inv_rollback(c->inv);
-	pthread_mutex_unlock(&c->inv_mu);
+	rc = store_txn(&r->c->store, begin_tx, &x);
+	free(x.cur);
 	if (rc != 0)
-		return -1;
-	log_info("rollout %" PRId64 ": %s: %s", camp->id, n->node, ro_step_str(n->step));
+		return rc == 1 ? 1 : -1;
+	log_info("rollout %" PRId64 ": %s: %s", camp->id, camp->nodes[i].node,
+	    ro_step_str(camp->nodes[i].step));
 	recorded(r);
 	return 0;
 }
@@ -116,62 +144,66 @@ outcome_status(enum ro_outcome o)
 	return o == RO_OUT_OK ? 0 : o == RO_OUT_FAIL ? 1 : 2;
 }
 
+/* store_fn: the end of node i's step, on the campaign as stored now. */
+static int
+end_tx(struct inv *inv, void *arg)
+{
+	struct step_record *x = arg;
+	struct ro_campaign *cur = x->cur;
+	const struct ro_step_result *res = x->res;
+	int i = x->i;
+
+	if (inv_rollout_get(inv, x->ran->id, cur) != 0)
+		return -1;
+	x->before = cur->state;
+	cur->nodes[i] = x->ran->nodes[i];
+	if (res->label_found)
+		snprintf(cur->label, sizeof(cur->label), "%s", x->ran->label);
+	snprintf(cur->nodes[i].last_line, sizeof(cur->nodes[i].last_line), "%s", res->last_line);
+	rollout_outcome(cur, i, res->outcome, res->reason, x->now);
+	if (x->before == RO_ABORTED)
+		cur->state = RO_ABORTED;
+	if (inv_rollout_save(inv, cur) != 0 ||
+	    inv_rollout_log(inv, cur->id, cur->nodes[i].node, x->ran->nodes[i].step, "end",
+	    x->now, outcome_status(res->outcome), res->output) != 0)
+		return -1;
+	if (res->outcome == RO_OUT_FAIL)
+		x->cordoned = ro_step_fail_cordon(x->c, cur, i, x->now, &x->rn);
+	if (cur->state == RO_FINISHED && x->before != RO_FINISHED) {
+		ctrl_event(x->c, x->now, "controller", "", "rollout-finished", cur->target);
+		return placement_rollout_restore(x->c, cur, x->now);
+	}
+	return 0;
+}
+
 /*
  * Record the end of node i's step on the campaign as stored now (an
- * operator may have paused or aborted it meanwhile).
+ * operator may have paused or aborted it meanwhile); once it is committed,
+ * the registry learns of the node a failure cordoned.
  */
 static int
 record_end(struct rollout_runner *r, const struct ro_campaign *ran, int i,
     const struct ro_step_result *res)
 {
 	struct ctrl *c = r->c;
-	struct ro_campaign *cur = malloc(sizeof(*cur));
-	double now = ctrl_now();
+	struct step_record x = { .c = c, .ran = ran, .cur = malloc(sizeof(*x.cur)), .i = i,
+		.now = ctrl_now(), .res = res };
+	enum ro_step step = ran->nodes[i].step;
 	int rc;
 
-	if (cur == NULL)
+	if (x.cur == NULL)
 		return -1;
-	pthread_mutex_lock(&c->inv_mu);
-	if (inv_rollout_get(c->inv, ran->id, cur) != 0) {
-		pthread_mutex_unlock(&c->inv_mu);
-		free(cur);
-		return -1;
-	}
-	enum ro_state before = cur->state;
-	enum ro_step step = ran->nodes[i].step;
-	cur->nodes[i] = ran->nodes[i];
-	if (res->label_found)
-		snprintf(cur->label, sizeof(cur->label), "%s", ran->label);
-	snprintf(cur->nodes[i].last_line, sizeof(cur->nodes[i].last_line), "%s", res->last_line);
-	rollout_outcome(cur, i, res->outcome, res->reason, now);
-	if (before == RO_ABORTED)
-		cur->state = RO_ABORTED;
-	rc = inv_begin(c->inv);
-	if (rc == 0)
-		rc = inv_rollout_save(c->inv, cur);
-	if (rc == 0)
-		rc = inv_rollout_log(c->inv, cur->id, cur->nodes[i].node, step, "end", now,
-		    outcome_status(res->outcome), res->output);
-	if (rc == 0 && res->outcome == RO_OUT_FAIL)
-		ro_step_fail_cordon(c, cur, i, now);
-	if (rc == 0 && cur->state == RO_FINISHED && before != RO_FINISHED) {
-		ctrl_event(c, now, "controller", "", "rollout-finished", cur->target);
-		rc = placement_rollout_restore(c, cur, now);
-	}
-	if (rc == 0)
-		rc = inv_commit(c->inv);
-	else
-		inv_rollback(c->inv);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc == 0)
-		log_info("rollout %" PRId64 ": %s: %s %s%s%s", cur->id, cur->nodes[i].node,
+	if ((rc = store_txn(&c->store, end_tx, &x)) == 0) {
+		if (x.cordoned)
+			registry_set_lc(c->reg, x.rn.name, &x.rn.lc);
+		log_info("rollout %" PRId64 ": %s: %s %s%s%s", x.cur->id, x.cur->nodes[i].node,
 		    ro_step_str(step), res->outcome == RO_OUT_FAIL ? "failed" : "done",
 		    res->outcome == RO_OUT_FAIL ? ": " : "", res->outcome == RO_OUT_FAIL ?
 		    res->reason : "");
-	free(cur);
-	if (rc == 0)
 		recorded(r);
-	return rc;
+	}
+	free(x.cur);
+	return rc == 0 ? 0 : -1;
 }
 
 /* One step of campaign id; 1 when something was recorded. */
@@ -208,20 +240,21 @@ done:
 	return did;
 }
 
-void
-rollout_rearm_reboots(struct ctrl *c)
+/* store_fn: the nodes the open campaigns left installing or waiting expect a reboot. */
+static int
+rearm_reboots(struct inv *inv, void *arg)
 {
+	struct ctrl *c = arg;
+	struct ro_campaign *camp = malloc(sizeof(*camp));
 	int64_t ids[IDS_MAX];
 	int n = 0;
-	struct ro_campaign *camp = malloc(sizeof(*camp));
 
 	if (camp == NULL)
-		return;
-	pthread_mutex_lock(&c->inv_mu);
-	if (inv_rollout_ids(c->inv, 0, ids, IDS_MAX, &n) != 0)
+		return -1;
+	if (inv_rollout_ids(inv, 0, ids, IDS_MAX, &n) != 0)
 		n = 0;
 	for (int k = 0; k < n; k++) {
-		if (inv_rollout_get(c->inv, ids[k], camp) != 0 || camp->state == RO_FINISHED ||
+		if (inv_rollout_get(inv, ids[k], camp) != 0 || camp->state == RO_FINISHED ||
 		    camp->state == RO_ABORTED)
 			continue;
 		for (int i = 0; i < camp->n; i++) {
@@ -234,24 +267,41 @@ rollout_rearm_reboots(struct ctrl *c)
 			registry_set_lc(c->reg, node.name, &node.lc);
 		}
 	}
-	pthread_mutex_unlock(&c->inv_mu);
 	free(camp);
+	return 0;
+}
+
+void
+rollout_rearm_reboots(struct ctrl *c)
+{
+	store_with(&c->store, rearm_reboots, c);
+}
+
+struct running_ids {
+	int64_t ids[IDS_MAX];
+	int n;
+};
+
+/* store_fn: the running campaigns' ids. */
+static int
+running_ids(struct inv *inv, void *arg)
+{
+	struct running_ids *a = arg;
+
+	return inv_rollout_ids(inv, 1, a->ids, IDS_MAX, &a->n);
 }
 
 static void *
 runner_main(void *arg)
 {
 	struct rollout_runner *r = arg;
-	int64_t ids[IDS_MAX];
-	int n;
+	struct running_ids run;
 
 	while (!atomic_load(&r->stop)) {
 		int did = 0;
-		pthread_mutex_lock(&r->c->inv_mu);
-		int rc = inv_rollout_ids(r->c->inv, 1, ids, IDS_MAX, &n);
-		pthread_mutex_unlock(&r->c->inv_mu);
-		for (int k = 0; rc == 0 && k < n && !atomic_load(&r->stop); k++)
-			did |= tick_campaign(r, ids[k]);
+		int rc = store_with(&r->c->store, running_ids, &run);
+		for (int k = 0; rc == 0 && k < run.n && !atomic_load(&r->stop); k++)
+			did |= tick_campaign(r, run.ids[k]);
 		if (!did)
 			poll(NULL, 0, 200);
 	}
@@ -297,16 +347,16 @@ dry_node(struct ctrl *c, struct ro_campaign *camp, struct ro_node *n)
 	struct api_node an;
 
 	snprintf(name, sizeof(name), "%s", n->node);
-	if (inv_node_get(c->inv, n->node, &an) == 0 &&
+	if (inv_node_get(c->store.inv, n->node, &an) == 0 &&
 	    rollout_at_target(camp->target, an.os_version, an.os_build)) {
 		n->step = RO_SKIPPED;
 		snprintf(n->reason, sizeof(n->reason), "already at %s", camp->target);
 		return;
 	}
 	snprintf(scope, sizeof(scope), "node:%s", n->node);
-	if (inv_cred_get(c->inv, scope, user, sizeof(user)) != 0) {
+	if (inv_cred_get(c->store.inv, scope, user, sizeof(user)) != 0) {
 		snprintf(scope, sizeof(scope), "cluster:%s", camp->cluster);
-		inv_cred_get(c->inv, scope, user, sizeof(user));
+		inv_cred_get(c->store.inv, scope, user, sizeof(user));
 	}
 #define ADD(...) do { if (n->ncmds < RO_CMDS_MAX) \
 	snprintf(n->cmds[n->ncmds++], RO_CMD_MAX + 1, __VA_ARGS__); } while (0)

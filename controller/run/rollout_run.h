@@ -61,8 +61,9 @@ void rollout_runner_stop(struct rollout_runner *r);
 /*
  * A dry run of c (cluster nodes filled in c->nodes): for each node, skipped
  * when its last report is at the target, else every step with the command
- * lines it would run, in c->nodes[i].cmds.  Reads the inventory (inv_mu
- * held by the caller); changes nothing.
+ * lines it would run, in c->nodes[i].cmds.  Reads the inventory: called
+ * with the store's lock held (from a store_with/store_txn function);
+ * changes nothing.
  */
 void rollout_dry_run(struct ctrl *c, struct ro_campaign *camp);
 

@@ -80,17 +80,28 @@ utc_str(double t, char *buf, size_t size)
 
 /* ---- SSH ---- */
 
+struct ssh_of {
+	const char *node;
+	struct ro_ssh s;
+};
+
+/* store_fn: how node is reached (tbctl node ssh). */
+static int
+ssh_of(struct inv *inv, void *arg)
+{
+	struct ssh_of *a = arg;
+
+	return inv_ssh_get(inv, a->node, &a->s);
+}
+
 static struct ssh_conn *
 connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 {
-	struct ro_ssh s;
+	struct ssh_of a = { .node = node };
+	const struct ro_ssh *s = &a.s;
 	char err[512];
-	int rc;
 
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_ssh_get(c->inv, node, &s);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	if (store_with(&c->store, ssh_of, &a) != 0) {
 		fail(res, "%s has no SSH address (tbctl node ssh %s --host HOST)", node, node);
 		return NULL;
 	}
@@ -98,7 +109,7 @@ connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 		fail(res, "the controller has no SSH key (tbcontrollerd --ssh-key FILE)");
 		return NULL;
 	}
-	struct ssh_target t = { s.host, s.port, s.user, c->ssh_key, s.host_key,
+	struct ssh_target t = { s->host, s->port, s->user, c->ssh_key, s->host_key,
 		c->ssh_connect_timeout };
 	struct ssh_conn *conn = ssh_open(&t, NULL, err, sizeof(err));
 	if (conn == NULL)
@@ -114,15 +125,12 @@ connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 static const char *
 node_su(struct ctrl *c, const char *node, char *user, size_t size)
 {
-	struct ro_ssh s;
-	int rc;
+	struct ssh_of a = { .node = node };
+	int rc = store_with(&c->store, ssh_of, &a);
 
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_ssh_get(c->inv, node, &s);
-	pthread_mutex_unlock(&c->inv_mu);
 	if (user != NULL)
-		snprintf(user, size, "%s", rc == 0 ? s.user : "");
-	return rc == 0 && strcmp(s.user, "root") == 0 ? "" : ROLLOUT_SUDO;
+		snprintf(user, size, "%s", rc == 0 ? a.s.user : "");
+	return rc == 0 && strcmp(a.s.user, "root") == 0 ? "" : ROLLOUT_SUDO;
 }
 
 /*
@@ -208,35 +216,49 @@ remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, cha
 
 /* ---- inventory and registry ---- */
 
-/* The node's latest report (malloc'd), or NULL. */
-static struct report *
-latest_report(struct ctrl *c, const char *node)
-{
-	char *json = NULL, err[256];
-	struct report *r;
+struct reg_get {
+	struct ctrl *c;
+	const char *node;
+	struct reg_node *out;
+};
 
-	pthread_mutex_lock(&c->inv_mu);
-	int rc = inv_node_report(c->inv, node, &json);
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0 || json == NULL || (r = report_new()) == NULL) {
-		free(json);
-		return NULL;
-	}
-	if (report_decode(json, strlen(json), r, err, sizeof(err)) == -1) {
-		log_warnx("%s: stored report does not decode: %s", node, err);
-		free(r);
-		r = NULL;
-	}
-	free(json);
-	return r;
+/* store_fn: node as the registry has it, under the store's lock (where it changes). */
+static int
+reg_get(struct inv *inv, void *arg)
+{
+	struct reg_get *a = arg;
+
+	(void)inv;
+	return registry_get_node(a->c->reg, a->node, a->out);
 }
 
 static int
 reg_node(struct ctrl *c, const char *node, struct reg_node *out)
 {
-	pthread_mutex_lock(&c->inv_mu);
-	int rc = registry_get_node(c->reg, node, out);
-	pthread_mutex_unlock(&c->inv_mu);
+	struct reg_get a = { c, node, out };
+
+	return store_with(&c->store, reg_get, &a);
+}
+
+struct cred_user {
+	const char *node, *cluster;
+	char scope[128];          /* the scope found: node's, else its cluster's */
+	char *user;               /* sizeof(api_name) */
+};
+
+/* store_fn: the user of node's update credentials, or of its cluster's. */
+static int
+cred_user(struct inv *inv, void *arg)
+{
+	struct cred_user *a = arg;
+	int rc;
+
+	snprintf(a->scope, sizeof(a->scope), "node:%s", a->node);
+	rc = inv_cred_get(inv, a->scope, a->user, sizeof(api_name));
+	if (rc == INV_NOTFOUND) {
+		snprintf(a->scope, sizeof(a->scope), "cluster:%s", a->cluster);
+		rc = inv_cred_get(inv, a->scope, a->user, sizeof(api_name));
+	}
 	return rc;
 }
 
@@ -245,23 +267,15 @@ static int
 credentials(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *user,
     char *pw, size_t pwsize, struct ro_step_result *res)
 {
-	char scope[128], err[512];
-	int rc;
+	struct cred_user a = { .node = node, .cluster = camp->cluster, .user = user };
+	char err[512];
 
-	snprintf(scope, sizeof(scope), "node:%s", node);
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_cred_get(c->inv, scope, user, sizeof(api_name));
-	if (rc == INV_NOTFOUND) {
-		snprintf(scope, sizeof(scope), "cluster:%s", camp->cluster);
-		rc = inv_cred_get(c->inv, scope, user, sizeof(api_name));
-	}
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	if (store_with(&c->store, cred_user, &a) != 0) {
 		fail(res, "no update credentials for %s (tbctl credentials set %s --user U "
 		    "--password-file F, or --cluster %s)", node, node, camp->cluster);
 		return -1;
 	}
-	if (cred_load(c->state_dir, c->password_command, scope, user, pw, pwsize, err,
+	if (cred_load(c->state_dir, c->password_command, a.scope, user, pw, pwsize, err,
 	    sizeof(err)) == -1) {
 		fail(res, "%s", err);
 		return -1;
@@ -421,7 +435,7 @@ step_preflight(struct ctrl *c, const struct rollout_adapters *ad, struct ro_camp
 	}
 	ssh_close(conn);
 	if (res->outcome == RO_OUT_OK) {
-		struct report *r = latest_report(c, n->node);
+		struct report *r = ctrl_latest_report(c, n->node);
 		char why[256];
 		n->wired_before = r != NULL ? r->memory.gpu_wired_limit_bytes : REPORT_NULL_I64;
 		n->links_before = r != NULL ? ad->links_pass(c, n->node, r, why, sizeof(why)) == 1 : -1;
@@ -429,44 +443,95 @@ step_preflight(struct ctrl *c, const struct rollout_adapters *ad, struct ro_camp
 	}
 }
 
-/* Apply a lifecycle command to node as the campaign; 0 or -1 (err). */
+/*
+ * Decide a lifecycle command on node as the campaign, and store it (the
+ * store's lock held); node's view after it into *n, for the registry once
+ * stored.  0 or -1 (err).
+ */
 static int
-lifecycle(struct ctrl *c, const struct ro_campaign *camp, const char *node,
-    enum lc_command cmd, const char *reason, char *err, size_t errlen)
+lifecycle_store(struct ctrl *c, const struct ro_campaign *camp, const char *node,
+    enum lc_command cmd, const char *reason, struct reg_node *n, char *err, size_t errlen)
 {
 	char actor[64];
 	struct lc_result lr;
-	struct reg_node n;
 	double now = ctrl_now();
-	int rc = -1;
 
 	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
-	if (registry_get_node(c->reg, node, &n) == -1)
+	if (registry_get_node(c->reg, node, n) == -1) {
 		snprintf(err, errlen, "%s is not in the inventory", node);
-	else if (lc_on_command(&n.lc, cmd, reason, now, c->unreachable_after, &lr, err,
-	    errlen) == 0)
-		rc = ctrl_apply(c, &n, &lr, now, actor);
-	return rc;
+		return -1;
+	}
+	if (lc_on_command(&n->lc, cmd, reason, now, c->unreachable_after, &lr, err, errlen) != 0)
+		return -1;
+	if (ctrl_apply_store(c, n, &lr, now, actor) != 0) {
+		snprintf(err, errlen, "the inventory could not store it");
+		return -1;
+	}
+	ctrl_lc_apply(&n->lc, &lr);
+	return 0;
+}
+
+/* A lifecycle command of a step, outside a transaction. */
+struct step_command {
+	struct ctrl *c;
+	const struct ro_campaign *camp;
+	const char *node;
+	const char *reason;
+	char err[256];
+};
+
+/* Apply cmd, then tell the registry (each statement is committed already). */
+static int
+step_lifecycle(struct step_command *a, enum lc_command cmd)
+{
+	struct reg_node n;
+
+	if (lifecycle_store(a->c, a->camp, a->node, cmd, a->reason, &n, a->err,
+	    sizeof(a->err)) != 0)
+		return -1;
+	registry_set_lc(a->c->reg, n.name, &n.lc);
+	return 0;
+}
+
+/* store_fn: cordon the node unless it is cordoned already. */
+static int
+cordon_unless_cordoned(struct inv *inv, void *arg)
+{
+	struct step_command *a = arg;
+	struct reg_node rn;
+
+	(void)inv;
+	if (registry_get_node(a->c->reg, a->node, &rn) == -1) {
+		snprintf(a->err, sizeof(a->err), "%s is not in the inventory", a->node);
+		return -1;
+	}
+	return rn.lc.state == NODE_CORDONED ? 0 : step_lifecycle(a, LC_CORDON);
+}
+
+/* store_fn: uncordon the node if it is cordoned. */
+static int
+uncordon_if_cordoned(struct inv *inv, void *arg)
+{
+	struct step_command *a = arg;
+	struct reg_node rn;
+
+	(void)inv;
+	if (registry_get_node(a->c->reg, a->node, &rn) == 0 && rn.lc.state == NODE_CORDONED)
+		return step_lifecycle(a, LC_UNCORDON);
+	return 0;
 }
 
 static void
 step_cordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
 {
 	struct ro_node *n = &camp->nodes[i];
-	char reason[API_REASON_MAX + 1], err[256];
-	struct reg_node rn;
-	int rc = 0;
+	char reason[API_REASON_MAX + 1];
+	struct step_command a = { c, camp, n->node, reason, "" };
 
 	snprintf(reason, sizeof(reason), "rollout %" PRId64 ": updating to %s", camp->id,
 	    camp->target);
-	pthread_mutex_lock(&c->inv_mu);
-	if (registry_get_node(c->reg, n->node, &rn) == -1)
-		rc = -1, snprintf(err, sizeof(err), "%s is not in the inventory", n->node);
-	else if (rn.lc.state != NODE_CORDONED)
-		rc = lifecycle(c, camp, n->node, LC_CORDON, reason, err, sizeof(err));
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
-		fail(res, "cannot cordon %s: %s", n->node, err);
+	if (store_with(&c->store, cordon_unless_cordoned, &a) != 0) {
+		fail(res, "cannot cordon %s: %s", n->node, a.err);
 		return;
 	}
 	n->cordoned_by_us = n->cordoned_before == 0;
@@ -572,6 +637,32 @@ install_watch(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *
 	}
 }
 
+struct install_sent {
+	struct ctrl *c;
+	const struct ro_campaign *camp;
+	int i;
+	double at;
+};
+
+/*
+ * store_fn: when node i's install went out (kept before it goes: a
+ * controller that dies while the Mac installs finds it on its restart);
+ * from then on the node expects its reboot.
+ */
+static int
+install_sent(struct inv *inv, void *arg)
+{
+	struct install_sent *a = arg;
+	struct reg_node rn;
+	int rc = inv_rollout_install_at(inv, a->camp->id, a->i, a->at);
+
+	if (rc == 0 && registry_get_node(a->c->reg, a->camp->nodes[a->i].node, &rn) == 0) {
+		rn.lc.reboot_expected = 1;
+		registry_set_lc(a->c->reg, rn.name, &rn.lc);
+	}
+	return rc;
+}
+
 static void
 install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
     struct ro_step_result *res)
@@ -579,7 +670,6 @@ install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *co
 	char user[sizeof(api_name)], pw[CRED_PASSWORD_MAX + 2], cmd[RO_CMD_MAX + 1];
 	char start[RO_CMD_MAX * 3];
 	const char *su = node_su(c, camp->nodes[i].node, NULL, 0);
-	struct reg_node rn;
 	int st = -1, rc;
 
 	if (credentials(c, camp, camp->nodes[i].node, user, pw, sizeof(pw) - 1, res) == -1)
@@ -609,22 +699,14 @@ install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *co
 	    "\"$HOME/Library/Logs\" && : >\"$log\" && IFS= read -r pw && { printf '%%s\\n' "
 	    "\"$pw\" | (trap '' HUP; %s; echo \"" ROLLOUT_INSTALL_END "$?\") >>\"$log\" 2>&1 & } "
 	    "&& pw= && echo \"install started, its output in $log\"", cmd);
-	/* Written before the command goes out: a controller that dies while
-	 * the Mac installs finds it on its restart (install_pending). */
-	double sent = ctrl_now();
-	pthread_mutex_lock(&c->inv_mu);
-	rc = inv_rollout_install_at(c->inv, camp->id, i, sent);
-	if (rc == 0 && registry_get_node(c->reg, camp->nodes[i].node, &rn) == 0) {
-		rn.lc.reboot_expected = 1;
-		registry_set_lc(c->reg, rn.name, &rn.lc);
-	}
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0) {
+	/* Written before the command goes out (install_pending) */
+	struct install_sent sent = { c, camp, i, ctrl_now() };
+	if (store_with(&c->store, install_sent, &sent) != 0) {
 		cred_wipe(pw, sizeof(pw));
 		fail(res, "cannot record the install's start in the inventory");
 		return;
 	}
-	camp->nodes[i].install_at = sent;
+	camp->nodes[i].install_at = sent.at;
 	strcat(pw, "\n");
 	rc = run(conn, start, pw, c->ssh_command_timeout, res, &st, NULL);
 	cred_wipe(pw, sizeof(pw));
@@ -750,7 +832,7 @@ step_verify(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaig
     int i, struct ro_step_result *res)
 {
 	struct ro_node *n = &camp->nodes[i];
-	struct report *r = latest_report(c, n->node);
+	struct report *r = ctrl_latest_report(c, n->node);
 	char why[256];
 
 	if (r == NULL || r->rdma.state == RDMA_STATE_UNKNOWN || r->node.os_build[0] == '\0') {
@@ -785,21 +867,15 @@ static void
 step_uncordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
 {
 	struct ro_node *n = &camp->nodes[i];
-	char err[256];
-	struct reg_node rn;
-	int rc = 0;
+	struct step_command a = { c, camp, n->node, "", "" };
 
 	res->outcome = RO_OUT_OK;
 	if (!n->cordoned_by_us) {
 		snprintf(res->last_line, sizeof(res->last_line), "left cordoned: it was before");
 		return;
 	}
-	pthread_mutex_lock(&c->inv_mu);
-	if (registry_get_node(c->reg, n->node, &rn) == 0 && rn.lc.state == NODE_CORDONED)
-		rc = lifecycle(c, camp, n->node, LC_UNCORDON, "", err, sizeof(err));
-	pthread_mutex_unlock(&c->inv_mu);
-	if (rc != 0)
-		fail(res, "cannot uncordon %s: %s", n->node, err);
+	if (store_with(&c->store, uncordon_if_cordoned, &a) != 0)
+		fail(res, "cannot uncordon %s: %s", n->node, a.err);
 	else
 		snprintf(res->last_line, sizeof(res->last_line), "uncordoned");
 }
@@ -837,20 +913,24 @@ ro_step_run(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaig
 	}
 }
 
-void
-ro_step_fail_cordon(struct ctrl *c, const struct ro_campaign *camp, int i, double now)
+int
+ro_step_fail_cordon(struct ctrl *c, const struct ro_campaign *camp, int i, double now,
+    struct reg_node *rn)
 {
 	const struct ro_node *n = &camp->nodes[i];
 	char reason[API_REASON_MAX + 1], err[256], actor[64];
-	struct reg_node rn;
 
 	snprintf(actor, sizeof(actor), "rollout:%" PRId64, camp->id);
 	snprintf(reason, sizeof(reason), "rollout %" PRId64 " failed at %s: %s", camp->id,
 	    ro_step_str(n->failed_step), n->reason);
 	ctrl_event(c, now, actor, n->node, "rollout-failed", reason);
-	if (n->failed_step == RO_PREFLIGHT || registry_get_node(c->reg, n->node, &rn) == -1)
-		return;
-	if (n->cordoned_by_us || rn.lc.state == NODE_CORDONED || rn.lc.state == NODE_READY)
-		if (lifecycle(c, camp, n->node, LC_CORDON, reason, err, sizeof(err)) == -1)
-			log_warnx("%s: cannot keep it cordoned: %s", n->node, err);
+	if (n->failed_step == RO_PREFLIGHT || registry_get_node(c->reg, n->node, rn) == -1)
+		return 0;
+	if (!n->cordoned_by_us && rn->lc.state != NODE_CORDONED && rn->lc.state != NODE_READY)
+		return 0;
+	if (lifecycle_store(c, camp, n->node, LC_CORDON, reason, rn, err, sizeof(err)) == -1) {
+		log_warnx("%s: cannot keep it cordoned: %s", n->node, err);
+		return 0;
+	}
+	return 1;
 }

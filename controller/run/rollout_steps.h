@@ -24,7 +24,8 @@ struct ro_step_result {
 
 /*
  * Before a step's start is recorded: what the step must remember (cordon:
- * whether the node was cordoned; install: its boot time).  inv_mu held.
+ * whether the node was cordoned; install: its boot time).  Called with the
+ * store's lock held (from a store_with/store_txn function).
  */
 void ro_step_prepare(struct ctrl *c, struct ro_campaign *camp, int i);
 
@@ -36,7 +37,14 @@ void ro_step_prepare(struct ctrl *c, struct ro_campaign *camp, int i);
 void ro_step_run(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign *camp,
     int i, int resumed, struct ro_step_result *res);
 
-/* After a failure: keep the node cordoned, with the reason.  inv_mu held. */
-void ro_step_fail_cordon(struct ctrl *c, const struct ro_campaign *camp, int i, double now);
+/*
+ * After a failure: record it, and keep the node cordoned, with the reason.
+ * Called inside the caller's transaction (the store's lock held).  Returns
+ * 1 when it cordoned the node, its view then in *rn for the registry once
+ * the transaction is committed; else 0.
+ */
+struct reg_node;
+int ro_step_fail_cordon(struct ctrl *c, const struct ro_campaign *camp, int i, double now,
+    struct reg_node *rn);
 
 #endif

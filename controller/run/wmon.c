@@ -397,19 +397,20 @@ ro_phase(const struct ro_node *n)
 	}
 }
 
-/* The rollout open on ci's cluster and each member's phase in it; inv_mu
- * held.  No rollout (or one the inventory cannot give) leaves them 0. */
+/* The rollout open on ci's cluster and each member's phase in it; the
+ * store's lock held.  No rollout (or one the inventory cannot give) leaves
+ * them 0. */
 static void
 load_rollout(struct wmon *m, struct wmon_cluster_in *ci)
 {
 	struct ro_campaign *camp;
 	int64_t id = 0;
 
-	if (inv_rollout_open_on(m->c->inv, ci->name, &id) != 0 || id == 0)
+	if (inv_rollout_open_on(m->c->store.inv, ci->name, &id) != 0 || id == 0)
 		return;
 	if ((camp = malloc(sizeof(*camp))) == NULL)
 		return;
-	if (inv_rollout_get(m->c->inv, id, camp) == 0 && camp->state != RO_ABORTED &&
+	if (inv_rollout_get(m->c->store.inv, id, camp) == 0 && camp->state != RO_ABORTED &&
 	    camp->state != RO_FINISHED) {
 		ci->rollout_id = id;
 		for (int k = 0; k < ci->n_members; k++)
@@ -422,7 +423,8 @@ load_rollout(struct wmon *m, struct wmon_cluster_in *ci)
 
 /*
  * The members of cluster among all (sorted by name) and its expectation;
- * inv_mu held.  Reports of members missing from the cache are read too.
+ * the store's lock held.  Reports of members missing from the cache are
+ * read too.
  */
 int
 wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *all, int n_all,
@@ -432,7 +434,7 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 
 	memset(ci, 0, sizeof(*ci));
 	snprintf(ci->name, sizeof(ci->name), "%s", cluster);
-	rc = inv_wiring_get(m->c->inv, cluster, ci->topology, sizeof(ci->topology), &ci->dot,
+	rc = inv_wiring_get(m->c->store.inv, cluster, ci->topology, sizeof(ci->topology), &ci->dot,
 	    &ci->updated_at);
 	if (rc != 0)
 		return rc;
@@ -450,7 +452,7 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 			continue;
 		ci->members[ci->n_members] = all[i];
 		if (!cached(m, all[i].name) &&
-		    inv_node_report(m->c->inv, all[i].name, &ci->json[ci->n_members]) != 0)
+		    inv_node_report(m->c->store.inv, all[i].name, &ci->json[ci->n_members]) != 0)
 			ci->json[ci->n_members] = NULL;
 		ci->n_members++;
 	}
@@ -583,21 +585,37 @@ wmon_cluster_check(struct wmon *m, struct wmon_cluster_in *ci, double now, char 
 	return r;
 }
 
-/* Load cluster from the inventory (inv_mu taken here); 0, INV_NOTFOUND or -1. */
+struct cluster_read {
+	struct wmon *m;
+	const char *cluster;
+	struct wmon_cluster_in *ci;
+};
+
+/* store_fn: the cluster as the inventory has it (wmon_cluster_load). */
+static int
+cluster_read(struct inv *inv, void *arg)
+{
+	struct cluster_read *a = arg;
+	struct api_node *all = NULL;
+	int n = 0, rc;
+
+	rc = inv_node_list(inv, &all, &n);
+	if (rc == 0)
+		rc = wmon_cluster_load(a->m, a->cluster, all, n, a->ci);
+	free(all);
+	return rc;
+}
+
+/* Load cluster from the inventory (the store's lock taken here); 0, INV_NOTFOUND or -1. */
 static int
 load_one(struct wmon *m, const char *cluster, struct wmon_cluster_in *ci, char *err,
     size_t errlen)
 {
-	struct api_node *all = NULL;
-	int n = 0, rc;
+	struct cluster_read a = { m, cluster, ci };
+	int rc;
 
 	memset(ci, 0, sizeof(*ci));
-	pthread_mutex_lock(&m->c->inv_mu);
-	rc = inv_node_list(m->c->inv, &all, &n);
-	if (rc == 0)
-		rc = wmon_cluster_load(m, cluster, all, n, ci);
-	pthread_mutex_unlock(&m->c->inv_mu);
-	free(all);
+	rc = store_with(&m->c->store, cluster_read, &a);
 	if (rc != 0 && rc != INV_NOTFOUND)
 		snprintf(err, errlen, "the inventory is not available");
 	if (rc != 0)

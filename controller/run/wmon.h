@@ -11,7 +11,7 @@
  * /metrics shows.  wmon_check() validates one cluster on demand (the API).
  *
  * Locks: the cache has its own mutex; the inventory is read under the
- * controller's inv_mu, never while holding the cache's.
+ * store's lock (store_with), never while holding the cache's.
  */
 #ifndef TBMESH_WMON_H
 #define TBMESH_WMON_H
@@ -61,7 +61,7 @@ void wmon_forget(struct wmon *m, const char *node);
 /*
  * Validate cluster now.  0 and *out (free with wiring_result_free), or
  * INV_NOTFOUND (no such cluster), WMON_TOO_BIG with err (more members than
- * WIRING_NODES_MAX), or -1 with err.  Takes inv_mu: the caller
+ * WIRING_NODES_MAX), or -1 with err.  Takes the store's lock: the caller
  * must not hold it.
  */
 int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_result **out,
@@ -69,7 +69,8 @@ int wmon_check(struct wmon *m, const char *cluster, double now, struct wiring_re
 
 /*
  * The engine's view of cluster's nodes now (*out malloc'd, *n of them;
- * for cabling plans).  0, INV_NOTFOUND, WMON_TOO_BIG or -1 with err.  Takes inv_mu.
+ * for cabling plans).  0, INV_NOTFOUND, WMON_TOO_BIG or -1 with err.  Takes the
+ * store's lock.
  */
 int wmon_nodes(struct wmon *m, const char *cluster, double now, struct wiring_node **out,
     int *n, char *err, size_t errlen);

@@ -59,7 +59,7 @@ struct wmon {
 	struct wmon_state *states;
 };
 
-/* One cluster as the inventory has it (wmon_cluster_load, inv_mu held). */
+/* One cluster as the inventory has it (wmon_cluster_load, the store's lock held). */
 struct wmon_cluster_in {
 	api_name name;
 	char topology[16];

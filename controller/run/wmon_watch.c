@@ -217,29 +217,70 @@ concerned(const char *cluster, const struct api_node *all, int n_all, api_name *
 	return 0;
 }
 
-/* Load the clusters to check (inv_mu taken here); *n_out of them. */
+struct clusters_read {
+	struct wmon *m;
+	int full;
+	api_name *dirty;
+	int n_dirty;
+	struct wmon_cluster_in *ci;  /* malloc'd */
+	int n;
+};
+
+/* store_fn: the clusters to check, each as the inventory has it. */
+static int
+clusters_read(struct inv *inv, void *arg)
+{
+	struct clusters_read *a = arg;
+	struct api_cluster *cl = NULL;
+	struct api_node *all = NULL;
+	int ncl = 0, n = 0;
+
+	/* no cluster, nothing to check: spare listing every node under the lock */
+	if (inv_cluster_list(inv, &cl, &ncl) == 0 &&
+	    (ncl == 0 || inv_node_list(inv, &all, &n) == 0) &&
+	    (a->ci = calloc((size_t)(ncl > 0 ? ncl : 1), sizeof(*a->ci))) != NULL)
+		for (int k = 0; k < ncl; k++)
+			if ((a->full || concerned(cl[k].name, all, n, a->dirty, a->n_dirty)) &&
+			    wmon_cluster_load(a->m, cl[k].name, all, n, &a->ci[a->n]) == 0)
+				a->n++;
+	free(cl);
+	free(all);
+	return 0;
+}
+
+/* Load the clusters to check (the store's lock taken here); *n_out of them. */
 static struct wmon_cluster_in *
 load(struct wmon *m, int full, api_name *dirty, int n_dirty, int *n_out)
 {
-	struct api_cluster *cl = NULL;
-	struct api_node *all = NULL;
-	struct wmon_cluster_in *ci = NULL;
-	int ncl = 0, n = 0;
+	struct clusters_read a = { m, full, dirty, n_dirty, NULL, 0 };
 
-	*n_out = 0;
-	pthread_mutex_lock(&m->c->inv_mu);
-	/* no cluster, nothing to check: spare listing every node under the lock */
-	if (inv_cluster_list(m->c->inv, &cl, &ncl) == 0 &&
-	    (ncl == 0 || inv_node_list(m->c->inv, &all, &n) == 0) &&
-	    (ci = calloc((size_t)(ncl > 0 ? ncl : 1), sizeof(*ci))) != NULL)
-		for (int k = 0; k < ncl; k++)
-			if ((full || concerned(cl[k].name, all, n, dirty, n_dirty)) &&
-			    wmon_cluster_load(m, cl[k].name, all, n, &ci[*n_out]) == 0)
-				(*n_out)++;
-	pthread_mutex_unlock(&m->c->inv_mu);
-	free(cl);
-	free(all);
-	return ci;
+	store_with(&m->c->store, clusters_read, &a);
+	*n_out = a.n;
+	return a.ci;
+}
+
+struct pass_record {
+	struct wmon *m;
+	const struct pass *p;
+	const struct wmon_cluster_in *ci;
+	int n;
+	double now;
+};
+
+/* store_fn: a pass's events, and the placements its changes made stale. */
+static int
+pass_record(struct inv *inv, void *arg)
+{
+	const struct pass_record *a = arg;
+	struct ctrl *c = a->m->c;
+
+	(void)inv;
+	for (int k = 0; k < a->p->n_ev; k++)
+		ctrl_event(c, a->now, "controller", a->p->ev[k].node, a->p->ev[k].what,
+		    a->p->ev[k].reason);
+	for (int k = 0; k < a->n; k++)
+		placement_stale_check(c, a->ci[k].name, a->now);
+	return 0;
 }
 
 static void
@@ -271,12 +312,8 @@ run_pass(struct wmon *m, int full)
 		pthread_mutex_unlock(&m->mu);
 		wiring_result_free(r);
 	}
-	pthread_mutex_lock(&m->c->inv_mu);
-	for (int k = 0; k < p.n_ev; k++)
-		ctrl_event(m->c, now, "controller", p.ev[k].node, p.ev[k].what, p.ev[k].reason);
-	for (int k = 0; k < n; k++)   /* placements whose hostfile the change made stale */
-		placement_stale_check(m->c, ci[k].name, now);
-	pthread_mutex_unlock(&m->c->inv_mu);
+	struct pass_record rec = { m, &p, ci, n, now };
+	store_with(&m->c->store, pass_record, &rec);
 	pthread_mutex_lock(&m->mu);
 	if (full)
 		forget_unseen(m);

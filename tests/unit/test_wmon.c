@@ -307,6 +307,7 @@ test_big_cluster_refused(void **state)
 	struct api_node *all = calloc(N, sizeof(*all));
 	struct wmon_cluster_in ci;
 	struct ctrl c;
+	struct inv *inv;
 	struct wmon *m;
 
 	(void)state;
@@ -314,10 +315,10 @@ test_big_cluster_refused(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/inv.db", dir);
 	memset(&c, 0, sizeof(c));
-	c.inv = inv_open(path, err, sizeof(err));
-	assert_non_null(c.inv);
-	assert_int_equal(store_init(&c.store, c.inv), 0);
-	assert_int_equal(inv_cluster_add(c.inv, "big", 100), 0);
+	inv = inv_open(path, err, sizeof(err));
+	assert_non_null(inv);
+	assert_int_equal(store_init(&c.store, inv), 0);
+	assert_int_equal(inv_cluster_add(inv, "big", 100), 0);
 	m = wmon_new(&c);
 	assert_non_null(m);
 	for (int k = 0; k < N; k++) {
@@ -332,7 +333,8 @@ test_big_cluster_refused(void **state)
 	assert_non_null(strstr(err, "at most 64 nodes, not 70"));
 	wmon_cluster_free(&ci);
 	wmon_free(m);
-	inv_close(c.inv);
+	store_fini(&c.store);
+	inv_close(inv);
 	free(all);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/inv.db-wal", dir);
