@@ -163,17 +163,19 @@ $(B)/gen/%.o: $(B)/gen/%.c controller/store/embedded.h
 INSTALL_SED := sed -e 's|/usr/local/sbin/|$(SBINDIR)/|g' -e 's|/usr/local/etc/|$(SYSCONFDIR)/|g' \
 	-e 's|/usr/local/share/tbmesh|$(DATADIR)|g'
 
+# Each archive is made anew: ar would keep the members of sources since
+# deleted or renamed, and link them.
 $(B)/libproto.a: $(PROTO_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libagent.a: $(AGENT_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libcontroller.a: $(CONTROLLER_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libctl.a: $(CTL_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/tbagentd: $(B)/agent/main.o $(B)/libagent.a $(B)/libproto.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(AGENT_LIBS)
@@ -370,7 +372,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	$(FUZZ_CC) $(ALL_CPPFLAGS) $(call inc_of,$<) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/libfuzzparse.a: $(FUZZ_LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_DIR)/libfuzzparse.a
 	$(FUZZ_CC) $(ALL_CPPFLAGS) $(INC_tests/fuzz) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \

@@ -74,20 +74,6 @@ set_str(char **dst, const char *v)
 	return 0;
 }
 
-static int
-set_level(int *dst, const char *v, char *err, size_t errlen)
-{
-	static const char *names[] = { "error", "warning", "info", "debug" };
-
-	for (int i = 0; i < 4; i++)
-		if (strcmp(v, names[i]) == 0) {
-			*dst = i;
-			return 0;
-		}
-	snprintf(err, errlen, "log-level: \"%s\" is not error, warning, info or debug", v);
-	return -1;
-}
-
 /* Set one key, from the file or a flag.  Returns -1 with a message. */
 static int
 config_set(struct agent_config *c, const char *key, const char *v, char *err, size_t errlen)
@@ -125,7 +111,7 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 	if (strcmp(key, "command-timeout") == 0)
 		return conf_seconds(key, v, 0.05, 600, &c->cmd_timeout, err, errlen);
 	if (strcmp(key, "log-level") == 0)
-		return set_level(&c->log_level, v, err, errlen);
+		return log_level_parse(v, &c->log_level, err, errlen);
 	if (strcmp(key, "log") == 0) {
 		if (strcmp(v, "syslog") != 0 && strcmp(v, "stderr") != 0) {
 			snprintf(err, errlen, "log: \"%s\" is not stderr or syslog", v);

@@ -15,6 +15,7 @@
 
 #include "http_guard.h"
 #include "log.h"
+#include "resolve.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_RESULT;
@@ -116,25 +117,6 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	http_guard_completed(conn, toe);
 }
 
-/* Resolve host:port to one socket address; numeric or a name like localhost. */
-static int
-resolve(const char *host, int port, struct sockaddr_storage *ss, char *err, size_t errlen)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE }, *res;
-	char portstr[16];
-
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	int rc = getaddrinfo(host, portstr, &hints, &res);
-	if (rc != 0) {
-		snprintf(err, errlen, "listen: %s: %s", host, gai_strerror(rc));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
 /*
  * The bound address ss with the bound port as a scrape target: numeric,
  * IPv6 in brackets and without a zone ("%en0"), which a target cannot carry.
@@ -193,7 +175,7 @@ httpd_start(const char *host, int port, const struct http_limits *lim, httpd_pro
 	struct sockaddr_storage ss;
 	struct httpd *h;
 
-	if (resolve(host, port, &ss, err, errlen) == -1)
+	if (resolve_listen(host, port, &ss, err, errlen) == -1)
 		return NULL;
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
 		snprintf(err, errlen, "out of memory");

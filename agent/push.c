@@ -16,12 +16,12 @@
  *   either    network error, timeout, 5xx: keep the report (unless a newer
  *             one replaced it), back off
  *
- * Only this file includes curl.h.  Tokens are never logged.
+ * The queue and the backoff are push_queue.c's, the tokens on disk
+ * push_token.c's.  Only this file includes curl.h.  Tokens are never logged.
  */
 #include "push.h"
 
 #include <curl/curl.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,13 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "api.h"
 #include "api_json.h"
 #include "log.h"
+#include "push_queue.h"
+#include "push_token.h"
 #include "version.h"
 
 #define PUSH_CONNECT_TIMEOUT_MS 5000L
@@ -102,90 +103,6 @@ push_state_str(enum push_state s)
 	return (unsigned)s < 5 ? names[s] : "off";
 }
 
-/* xorshift32: enough for jitter, and reproducible from a seed in the tests. */
-static uint32_t
-jitter_rand(uint32_t *s)
-{
-	uint32_t x = *s != 0 ? *s : 0x9e3779b9u;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x;
-}
-
-double
-push_backoff_next(struct push_backoff *b)
-{
-	double cap = PUSH_BACKOFF_MIN * (double)(1u << (b->step < 6 ? b->step : 6));
-	double r = (double)jitter_rand(&b->seed) / 4294967296.0;
-
-	if (cap > PUSH_BACKOFF_MAX)
-		cap = PUSH_BACKOFF_MAX;
-	b->delay = cap / 2 + r * cap / 2;
-	if (b->delay < PUSH_BACKOFF_MIN)
-		b->delay = PUSH_BACKOFF_MIN;
-	if (b->step < 30)
-		b->step++;
-	return b->delay;
-}
-
-void
-push_backoff_reset(struct push_backoff *b)
-{
-	b->step = 0;
-	b->delay = 0;
-}
-
-int
-push_queue_put(struct push_queue *q, const char *json, size_t len)
-{
-	char *copy = malloc(len + 1);
-
-	if (copy == NULL)
-		return -1;
-	memcpy(copy, json, len);
-	copy[len] = '\0';
-	if (q->json != NULL) {
-		free(q->json);
-		q->dropped++;
-	}
-	q->json = copy;
-	q->len = len;
-	return 0;
-}
-
-char *
-push_queue_take(struct push_queue *q, size_t *len)
-{
-	char *json = q->json;
-
-	*len = q->len;
-	q->json = NULL;
-	q->len = 0;
-	return json;
-}
-
-void
-push_queue_return(struct push_queue *q, char *json, size_t len)
-{
-	if (q->json != NULL) {
-		free(json);
-		q->dropped++;
-	} else {
-		q->json = json;
-		q->len = len;
-	}
-}
-
-void
-push_queue_clear(struct push_queue *q)
-{
-	free(q->json);
-	q->json = NULL;
-	q->len = 0;
-}
-
 int
 push_url(const char *base, const char *route, char *out, size_t outlen)
 {
@@ -197,149 +114,6 @@ push_url(const char *base, const char *route, char *out, size_t outlen)
 		return -1;
 	int w = snprintf(out, outlen, "%.*s%s", (int)n, base, route);
 	return w < 0 || (size_t)w >= outlen ? -1 : 0;
-}
-
-int
-push_token_valid(const char *tok)
-{
-	size_t n = strlen(tok);
-
-	if (n == 0 || n > API_TOKEN_MAX)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)tok[i]) && tok[i] != '_' && tok[i] != '-')
-			return 0;
-	return 1;
-}
-
-int
-push_token_read(const char *path, char *tok, size_t toklen, char *err, size_t errlen)
-{
-	char buf[512], *s = buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), saved = errno;
-
-	if (fd == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(saved));
-		errno = saved;
-		return -1;
-	}
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t len = strlen(s);
-	while (len > 0 && isspace((unsigned char)s[len - 1]))
-		s[--len] = '\0';
-	int ok = push_token_valid(s) && len < toklen;
-	if (ok)
-		memcpy(tok, s, len + 1);
-	else
-		snprintf(err, errlen, "%s: does not hold a token (tbm_<id>_<secret>)", path);
-	memset(buf, 0, sizeof(buf));
-	errno = ok ? 0 : EINVAL;
-	return ok ? 0 : -1;
-}
-
-static int
-token_path(const char *dir, char *path, size_t len, char *err, size_t errlen)
-{
-	if ((size_t)snprintf(path, len, "%s/%s", dir, PUSH_TOKEN_FILE) < len)
-		return 0;
-	snprintf(err, errlen, "%s: path too long", dir);
-	return -1;
-}
-
-/* mkdir -p: missing parents 0755 (/var/lib may not exist on macOS), dir itself 0700. */
-static int
-make_dirs(const char *dir)
-{
-	char buf[PATH_MAX];
-
-	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
-		buf[n - 1] = '\0';
-	for (char *s = buf + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(buf, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-static void
-sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd == -1 || fsync(fd) == -1)
-		log_warnx("%s: fsync: %s", dir, strerror(errno));
-	if (fd != -1)
-		close(fd);
-}
-
-/* The token and a newline into a new file tmp, mode 0600, synced. */
-static int
-write_token_file(const char *tmp, const char *tok)
-{
-	char line[API_TOKEN_MAX + 2];
-	int n = snprintf(line, sizeof(line), "%s\n", tok), saved;
-
-	unlink(tmp);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1)
-		return -1;
-	if (fchmod(fd, 0600) == 0 && write(fd, line, (size_t)n) == n && fsync(fd) == 0)
-		return close(fd);
-	saved = errno;
-	close(fd);
-	unlink(tmp);
-	errno = saved;
-	return -1;
-}
-
-int
-push_token_save(const char *dir, const char *tok, char *err, size_t errlen)
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-
-	if (!push_token_valid(tok)) {
-		snprintf(err, errlen, "not a well-formed token");
-		return -1;
-	}
-	if (token_path(dir, path, sizeof(path), err, errlen) == -1 ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
-		return -1;
-	if (make_dirs(dir) == -1) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (write_token_file(tmp, tok) == -1 || rename(tmp, path) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	sync_dir(dir);
-	return 0;
-}
-
-int
-push_token_delete(const char *dir, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-
-	if (token_path(dir, path, sizeof(path), err, errlen) == -1)
-		return -1;
-	if (unlink(path) == -1 && errno != ENOENT) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	sync_dir(dir);
-	return 0;
 }
 
 /* Why the attempt failed and what that says; push_settle() logs it with the delay. */
@@ -504,11 +278,9 @@ status_failure(struct pusher *p, const char *route)
 static void
 load_node_token(struct pusher *p)
 {
-	char path[PATH_MAX], err[PATH_MAX + 128];
+	char err[PATH_MAX + 128];
 
-	p->token[0] = '\0';
-	if (token_path(p->state_dir, path, sizeof(path), err, sizeof(err)) == -1 ||
-	    push_token_read(path, p->token, sizeof(p->token), err, sizeof(err)) == -1) {
+	if (push_token_load(p->state_dir, p->token, sizeof(p->token), err, sizeof(err)) == -1) {
 		if (errno != ENOENT)
 			push_log(LOG_LVL_WARN, "node token: %s; enrolling instead", err);
 		p->token[0] = '\0';
@@ -701,7 +473,7 @@ push_setup(struct pusher *p, const struct push_config *pc)
 	}
 	for (size_t n = strlen(p->controller); n > 0 && p->controller[n - 1] == '/'; n--)
 		p->controller[n - 1] = '\0';
-	if (make_dirs(p->state_dir) == -1)
+	if (push_token_mkdir(p->state_dir) == -1)
 		push_log(LOG_LVL_ERR, "state directory %s: %s", p->state_dir, strerror(errno));
 	load_node_token(p);
 	p->state = p->token[0] != '\0' ? PUSH_OK : PUSH_ENROLLING;

@@ -8,21 +8,19 @@
  * is away, and the latest report is sent when it comes back.
  *
  * Authentication: the node token in <state-dir>/node-token (mode 0600,
- * replaced atomically).  Without one the pusher enrols: POST /v1/enroll with
- * the bootstrap token (re-read from its file at every attempt) and the
- * report as body, then saves the node token it gets back.  A 401 on
+ * replaced atomically; push_token.h).  Without one the pusher enrols: POST
+ * /v1/enroll with the bootstrap token (re-read from its file at every
+ * attempt) and the report as body, then saves the node token it gets back.  A 401 on
  * /v1/report deletes the saved token and enrols again.  Failures back off
- * exponentially with jitter, from 1 s to 60 s; success resets the backoff.
+ * exponentially with jitter, from 1 s to 60 s; success resets the backoff
+ * (the queue and the backoff: push_queue.h).  This file's part is the
+ * thread and the HTTP requests.
  */
 #ifndef TBMESH_AGENT_PUSH_H
 #define TBMESH_AGENT_PUSH_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define PUSH_TOKEN_FILE "node-token"
-#define PUSH_BACKOFF_MIN 1.0
-#define PUSH_BACKOFF_MAX 60.0
 
 enum push_state {
 	PUSH_OFF = 0,      /* no controller configured */
@@ -74,54 +72,7 @@ void push_stop(struct pusher *p, struct push_stats *last);
 /* "off", "enrolling", "ok", "unreachable". */
 const char *push_state_str(enum push_state s);
 
-/*
- * The parts below have no thread and no network; they are used by the
- * pusher and exported for the tests.
- */
-
-/* Exponential backoff with jitter: step n waits in [2^n / 2, 2^n], within 1..60 s. */
-struct push_backoff {
-	int step;                    /* failures in a row */
-	uint32_t seed;               /* jitter state; any value */
-	double delay;                /* the last delay given; 0 after a reset */
-};
-double push_backoff_next(struct push_backoff *b);
-void push_backoff_reset(struct push_backoff *b);
-
-/* The latest-only queue.  Zero-initialise; push_queue_clear() frees. */
-struct push_queue {
-	char *json;
-	size_t len;
-	uint64_t dropped;
-};
-/* Copy json in, replacing (and counting) one still pending.  -1: out of memory. */
-int push_queue_put(struct push_queue *q, const char *json, size_t len);
-/* The pending report (the caller frees it), or NULL. */
-char *push_queue_take(struct push_queue *q, size_t *len);
-/*
- * Give back a report that could not be sent (ownership returns to q); when
- * a newer one arrived meanwhile, json is freed and counted as dropped.
- */
-void push_queue_return(struct push_queue *q, char *json, size_t len);
-void push_queue_clear(struct push_queue *q);
-
 /* base URL (trailing '/' ignored) + route ("/v1/report").  -1 when too long. */
 int push_url(const char *base, const char *route, char *out, size_t outlen);
-
-/*
- * Read a token from a file: surrounding white space trimmed; it must be
- * 1..API_TOKEN_MAX characters of [A-Za-z0-9_-].  Returns 0, or -1 with a
- * reason in err (which never holds the token); errno ENOENT when absent.
- */
-int push_token_read(const char *path, char *tok, size_t toklen, char *err, size_t errlen);
-/* 1 when tok is a well-formed token (safe to put in a header). */
-int push_token_valid(const char *tok);
-/*
- * Save tok as <dir>/node-token: dir created 0700 (parents 0755) if missing,
- * a 0600 temp file beside it, fsync, rename, fsync of dir.
- */
-int push_token_save(const char *dir, const char *tok, char *err, size_t errlen);
-/* Remove <dir>/node-token; 0 when it is gone (or was not there). */
-int push_token_delete(const char *dir, char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,8 @@
 #   controller         tbcontrollerd's main, configuration, ticker (+ api)
 #   controller/ctl     tbctl                                 (+ proto only)
 #
-# and each outside library is included by its one module only.  Then the
+# and each outside library is included by its one module only; the
+# inventory's lock and transactions are taken in controller/store only.  Then the
 # checker is shown to fail on a copy of the tree with one include moved up
 # a layer, and the Makefile is shown to refuse to compile it.
 #   tests/layout.sh [--count]   --count: print the cross-folder includes too
@@ -91,6 +92,14 @@ check_eq "no include goes up a layer or outside its library's module" "" "$out"
 echo "cross-folder includes (downward, allowed): $(cat "$TOP.cross")"
 rm -f "$TOP.cross"
 
+# The inventory's lock and transactions belong to the store: elsewhere the
+# inventory is reached through store_with/store_txn (store.h) only.
+lock_check() {  # ROOT: the places that take the lock or open a transaction
+	(cd "$1" && grep -rnE '\binv_(begin|commit|rollback)\(|store(\.|->)mu\b|inv_mu' \
+		--include='*.[ch]' agent controller proto | grep -v '^controller/store/')
+}
+check_eq "only the store takes the inventory's lock or opens a transaction" "" "$(lock_check "$TOP")"
+
 # Every source file is in one of the folders (a new folder gets a row above).
 stray=$(find agent controller proto -name '*.[ch]' | while read -r f; do
 	d=$(dirname "$f"); [ -n "${ALLOWED[$d]+x}" ] || echo "$f"; done)
@@ -112,6 +121,10 @@ cp -R Makefile agent controller proto "$copy"/
 printf '#include "inventory.h"\n' >>"$copy/controller/engine/lifecycle.c"
 printf '#include <sqlite3.h>\n' >>"$copy/controller/run/ingest.c"
 bad=$(layout_check "$copy")
+printf 'static void f(struct ctrl *c) { pthread_mutex_lock(&c->store.mu); }\n' \
+	>>"$copy/controller/run/wmon.c"
+check "and a lock taken by hand outside the store" grep -q '^controller/run/wmon.c:.*store.mu' \
+	<<<"$(lock_check "$copy")"
 check "the checker names an engine file including the store" \
 	grep -q 'controller/engine/lifecycle.c: "inventory.h" is in controller/store' <<<"$bad"
 check "the checker names SQLite included outside the store" \

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <math.h>
 #include <microhttpd.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include "ingest.h"
 #include "log.h"
 #include "registry.h"
+#include "resolve.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_RESULT;
@@ -613,24 +613,6 @@ slurp(const char *path, char *err, size_t errlen)
 }
 
 static int
-resolve(const char *host, int port, struct sockaddr_storage *ss, char *err, size_t errlen)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE }, *res;
-	char ps[16];
-
-	snprintf(ps, sizeof(ps), "%d", port);
-	int rc = getaddrinfo(host, ps, &hints, &res);
-	if (rc != 0) {
-		snprintf(err, errlen, "listen: %s: %s", host, gai_strerror(rc));
-		return -1;
-	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
-static int
 load_tls(struct api_server *s, const struct api_tls *tls, char *err, size_t errlen)
 {
 	if (tls == NULL || tls->cert_file == NULL)
@@ -704,7 +686,7 @@ api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
 	struct http_limits fit = *lim;
 	struct sockaddr_storage ss;
 
-	if (s == NULL || resolve(host, port, &ss, err, errlen) == -1 ||
+	if (s == NULL || resolve_listen(host, port, &ss, err, errlen) == -1 ||
 	    load_tls(s, tls, err, errlen) == -1)
 		goto fail;
 	http_limits_fit(&fit, API_FILES_RESERVE, "api");

@@ -37,8 +37,6 @@ extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds 
 
 struct ctrl {
 	struct store store;           /* the inventory and its lock: store_with/store_txn */
-	struct inv *inv;              /* TRANSITIONAL: store.inv, for tbcontrollerd.c's
-					 ticker until it goes through store_with */
 	struct registry *reg;
 	struct ingest *ingest;
 	struct prov_jobs *prov;       /* provisioning runs; NULL when not configured */
@@ -59,9 +57,6 @@ struct ctrl {
 	double install_timeout;       /* seconds, per download or install */
 	double boot_timeout;          /* seconds a node may take to come back */
 };
-
-/* TRANSITIONAL: the lock by hand in tbcontrollerd.c's ticker. */
-#define inv_mu store.mu
 
 double ctrl_now(void);
 

@@ -85,3 +85,23 @@ log_fatal(const char *func, const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+const char *
+log_level_name(int level)
+{
+	return level >= 0 && level <= LOG_LVL_DEBUG ? level_names[level] : "?";
+}
+
+int
+log_level_parse(const char *v, int *out, char *err, size_t errlen)
+{
+	for (int i = 0; i <= LOG_LVL_DEBUG; i++)
+		if (strcmp(v, level_names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	snprintf(err, errlen, "log-level: \"%s\" is not error, warning, info or debug", v);
+	return -1;
+}

@@ -15,6 +15,7 @@
 
 #include "conf.h"
 #include "config.h"
+#include "file_fixture.h"
 
 static void
 test_hostport(void **state)
@@ -36,25 +37,13 @@ test_hostport(void **state)
 	}
 }
 
-static char *
-write_file(const char *text)
-{
-	static char path[] = "/tmp/tbmesh-config-XXXXXX";
-	strcpy(path, "/tmp/tbmesh-config-XXXXXX");
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	return path;
-}
-
 static void
 test_file_and_flags(void **state)
 {
 	(void)state;
 	struct agent_config c;
 	char err[256];
-	char *path = write_file("# comment\nbackend = sim\n  scenario = s.json  # trailing\nnode=mac1\ninterval = 2\n");
+	char *path = fx_temp_file("# comment\nbackend = sim\n  scenario = s.json  # trailing\nnode=mac1\ninterval = 2\n");
 	char *argv[] = { "tbagentd", "-f", path, "--interval", "7", "--name", "x", NULL };
 
 	assert_int_equal(config_load(&c, 7, argv, err, sizeof(err)), 0);
@@ -90,7 +79,7 @@ test_file_errors(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *path = write_file(cases[i].text);
+		char *path = fx_temp_file(cases[i].text);
 		char *argv[] = { "tbagentd", "-f", path, NULL };
 		assert_int_equal(config_load(&c, 3, argv, err, sizeof(err)), -1);
 		if (strstr(err, cases[i].want) == NULL)

@@ -25,7 +25,10 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "file_fixture.h"
 #include "push.h"
+#include "push_queue.h"
+#include "push_token.h"
 
 #define TOK1 "tbm_0123456789ab_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 #define TOK2 "tbm_ba9876543210_b-b_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -37,68 +40,6 @@ now_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[1024];
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlink(path) == -1)
-			rm_tree(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-static int
-setup_dir(void **state)
-{
-	char *dir = strdup("/tmp/tbmesh-push-XXXXXX");
-
-	assert_non_null(mkdtemp(dir));
-	*state = dir;
-	return 0;
-}
-
-static int
-teardown_dir(void **state)
-{
-	rm_tree(*state);
-	free(*state);
-	return 0;
-}
-
-static void
-write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int
-count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static void
@@ -236,7 +177,7 @@ test_token_save_load(void **state)
 	assert_string_equal(tok, TOK2);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(fx_count_entries(dir), 1);
 
 	assert_int_equal(push_token_save(dir, "not a token", err, sizeof(err)), -1);
 	assert_int_equal(push_token_read(path, tok, sizeof(tok), err, sizeof(err)), 0);
@@ -256,18 +197,18 @@ test_token_read(void **state)
 	char path[300], tok[API_TOKEN_MAX + 1], err[512];
 
 	snprintf(path, sizeof(path), "%s/bootstrap", top);
-	write_text(path, "\n  " TOK1 " \t\n");
+	fx_write_text(path, "\n  " TOK1 " \t\n");
 	assert_int_equal(push_token_read(path, tok, sizeof(tok), err, sizeof(err)), 0);
 	assert_string_equal(tok, TOK1);
 	const char *bad[] = { "", "  \n", "hunter2 words\n", "tbm_a\ntbm_b\n" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		write_text(path, bad[i]);
+		fx_write_text(path, bad[i]);
 		assert_int_equal(push_token_read(path, tok, sizeof(tok), err, sizeof(err)), -1);
 		assert_int_equal(errno, EINVAL);
 		assert_non_null(strstr(err, path));
 		assert_null(strstr(err, "hunter2"));       /* the content is never echoed */
 	}
-	write_text(path, TOK1);
+	fx_write_text(path, TOK1);
 	assert_int_equal(push_token_read(path, tok, 10, err, sizeof(err)), -1);
 	chmod(path, 0);
 	if (geteuid() != 0) {
@@ -319,7 +260,7 @@ test_pusher_closed_port(void **state)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", closed_port());
 	snprintf(boot, sizeof(boot), "%s/bootstrap", top);
 	snprintf(sdir, sizeof(sdir), "%s/st", top);
-	write_text(boot, TOK1 "\n");
+	fx_write_text(boot, TOK1 "\n");
 	struct push_config pc = { url, boot, sdir, NULL };
 	struct pusher *p = push_start(&pc, NULL);
 	assert_non_null(p);
@@ -378,9 +319,9 @@ main(void)
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_token_valid),
-		cmocka_unit_test_setup_teardown(test_token_save_load, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_token_read, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_pusher_closed_port, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_token_save_load, fx_dir_setup, fx_dir_teardown),
+		cmocka_unit_test_setup_teardown(test_token_read, fx_dir_setup, fx_dir_teardown),
+		cmocka_unit_test_setup_teardown(test_pusher_closed_port, fx_dir_setup, fx_dir_teardown),
 		cmocka_unit_test(test_pusher_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
