@@ -259,7 +259,7 @@ MAN_SED := $(INSTALL_SED) \
 
 install: $(PROGRAMS)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
 	install -m 0755 $(B)/tbagentd $(B)/tbcontrollerd $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/tbctl $(DESTDIR)$(BINDIR)/tbctl
 	for m in tbagentd.8 tbcontrollerd.8; do \
@@ -267,6 +267,9 @@ install: $(PROGRAMS)
 	$(MAN_SED) man/tbctl.1 >$(DESTDIR)$(MANDIR)/man1/tbctl.1
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/tbagentd.8 $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8 \
 		$(DESTDIR)$(MANDIR)/man1/tbctl.1
+	for m in $(notdir $(wildcard man/*.7)); do \
+		$(MAN_SED) man/$$m >$(DESTDIR)$(MANDIR)/man7/$$m && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man7/$$m || exit 1; done
 	install -m 0644 packaging/tbagentd.conf.example data/catalog.json $(DESTDIR)$(DATADIR)/
 	for f in tbcontrollerd.conf.example $(SYSTEMD_UNITS) $(LAUNCHD_PLISTS); do \
 		$(INSTALL_SED) packaging/$$f >$(DESTDIR)$(DATADIR)/$$f && \
@@ -292,6 +295,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/tbagentd $(DESTDIR)$(MANDIR)/man8/tbagentd.8
 	rm -f $(DESTDIR)$(SBINDIR)/tbcontrollerd $(DESTDIR)$(MANDIR)/man8/tbcontrollerd.8
 	rm -f $(DESTDIR)$(BINDIR)/tbctl $(DESTDIR)$(MANDIR)/man1/tbctl.1
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,tbagentd.conf.example tbcontrollerd.conf.example \
 		catalog.json $(SYSTEMD_UNITS) $(LAUNCHD_PLISTS))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/prometheus/,$(notdir $(PROM_FILES)))

@@ -64,6 +64,7 @@ cmd sudo           sudo:/usr/bin/sudo                   sudo                    
 cmd ip             ip:/usr/sbin/ip:/sbin/ip             iproute2                 -
 cmd ps             ps:pgrep                             procps                   -
 cmd strace         strace                               strace                   -
+cmd mandoc         mandoc                               mandoc                   -
 cmd chromium       chromium:chromium-browser:/Applications/Chromium.app/Contents/MacOS/Chromium chromium chromium
 '
 

@@ -41,7 +41,7 @@ check "it ran apt-get install -s on them" grep -q "^deps.sh: apt-get install -s 
 check "apt-get's verdict is printed" grep -q 'apt-get would install [0-9]* packages; nothing was changed' "$TMP/dry.out"
 for p in build-essential pkg-config libmicrohttpd-dev libcurl4-gnutls-dev libcjson-dev libcmocka-dev \
 	libsqlite3-dev libssh-dev libgnutls28-dev prometheus prometheus-node-exporter chromium jq \
-	openssh-server coreutils sudo; do
+	openssh-server coreutils sudo mandoc; do
 	case " $pkgs " in *" $p "*) ok "asks for $p" ;; *) not_ok "does not ask for $p: $pkgs" ;; esac
 done
 case " $pkgs " in *" nodejs "*) ok "a node not on PATH: asks for nodejs" ;; *) not_ok "no nodejs in: $pkgs" ;; esac

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make install and make uninstall honour PREFIX, DESTDIR, SYSTEMDUNITDIR and
-# LAUNCHDDIR: the programs, man pages, example configurations and catalog,
-# the systemd units where systemd looks (Linux) or the launchd plists where
-# launchd looks (macOS, run here as UNAME_S=Darwin), each naming PREFIX's
-# paths and never /usr/local's; make uninstall leaves no file behind.
+# LAUNCHDDIR: the programs, man pages (sections 1, 7 and 8), example
+# configurations and catalog, the systemd units where systemd looks (Linux)
+# or the launchd plists where launchd looks (macOS, run here as
+# UNAME_S=Darwin), each naming PREFIX's paths and never /usr/local's; make
+# uninstall leaves no file behind.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$TOP"
 mk() { make --no-print-directory -s B="$B" SANITIZE="${SANITIZE:-}" PREFIX=/opt/tb "$@"; }
@@ -18,6 +19,20 @@ check "tbcontrollerd installed" test -x "$P/sbin/tbcontrollerd"
 check "tbctl installed" test -x "$P/bin/tbctl"
 check "man pages installed" test -f "$P/share/man/man1/tbctl.1" -a -f "$P/share/man/man8/tbcontrollerd.8" \
 	-a -f "$P/share/man/man8/tbagentd.8"
+# The section-7 pages (tbmesh(7), tbmesh-wiring(7), ...): every one of man/,
+# with PREFIX's paths (MAN_SED), mode 0644.
+MAN7=$(cd "$TOP/man" && ls -- *.7 2>/dev/null)
+check "there are section-7 pages in man/" test -n "$MAN7"
+prefix_sed() {
+	sed -e 's|/usr/local/sbin/|/opt/tb/sbin/|g' -e 's|/usr/local/etc/|/opt/tb/etc/|g' \
+		-e 's|/usr/local/share/tbmesh|/opt/tb/share/tbmesh|g' \
+		-e 's|/usr/local/lib/systemd/system|/opt/tb/lib/systemd/system|g' "$1"
+}
+for m in $MAN7; do
+	check "$m installed in MANDIR/man7, naming PREFIX's paths" \
+		cmp -s "$P/share/man/man7/$m" <(prefix_sed "$TOP/man/$m")
+	check_eq "$m installed with mode 0644" 644 "$(stat -c %a "$P/share/man/man7/$m" 2>/dev/null)"
+done
 for f in tbagentd.conf.example tbcontrollerd.conf.example catalog.json tbagentd.service \
 	tbcontrollerd.service com.tbmesh.tbagentd.plist com.tbmesh.tbcontrollerd.plist; do
 	check "$f in PREFIX/share/tbmesh" test -f "$S/$f"
@@ -83,6 +98,8 @@ bg_stop "$CTRL_PID"
 
 mk uninstall DESTDIR="$D" >/dev/null 2>&1
 check_eq "make uninstall exits 0" 0 $?
+check_eq "make uninstall removes the section-7 pages" "" \
+	"$(find "$P/share/man/man7" -type f 2>/dev/null | sed "s|^$D||" | tr '\n' ' ')"
 left=$(find "$D" -type f | sed "s|^$D||" | tr '\n' ' ')
 check_eq "nothing left after uninstall" "" "$left"
 
@@ -97,6 +114,8 @@ check_eq "and make uninstall removes everything" 0 "$(find "$D" -type f | wc -l)
 D=$TMP/mac
 mk install DESTDIR="$D" UNAME_S=Darwin >/dev/null
 check_eq "make install on macOS exits 0" 0 $?
+check_eq "the section-7 pages installed on macOS too" "$(echo $MAN7)" \
+	"$(cd "$D/opt/tb/share/man/man7" 2>/dev/null && echo *.7)"
 for p in tbagentd tbcontrollerd; do
 	check "the $p plist in /Library/LaunchDaemons" \
 		cmp -s "$D/opt/tb/share/tbmesh/com.tbmesh.$p.plist" "$D/Library/LaunchDaemons/com.tbmesh.$p.plist"
