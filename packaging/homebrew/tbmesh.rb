@@ -80,7 +80,8 @@ class Tbmesh < Formula
     assert_equal "tbagentd #{version}", shell_output("#{sbin}/tbagentd --version").strip
     assert_equal "tbcontrollerd #{version}", shell_output("#{sbin}/tbcontrollerd --version").strip
     assert_match "usage: tbcontrollerd", shell_output("#{sbin}/tbcontrollerd -h")
-    [man1/"tbctl.1", man8/"tbagentd.8", man8/"tbcontrollerd.8", pkgshare/"catalog.json",
+    [man1/"tbctl.1", man8/"tbagentd.8", man8/"tbcontrollerd.8", man7/"tbmesh.7",
+     man7/"tbmesh-wiring.7", pkgshare/"catalog.json",
      pkgshare/"tbagentd.conf.example", pkgshare/"tbcontrollerd.conf.example",
      pkgshare/"com.tbmesh.tbagentd.plist", pkgshare/"com.tbmesh.tbcontrollerd.plist"].each do |f|
       assert_path_exists f

@@ -73,7 +73,7 @@ class Formula
 
   { "" => :prefix, "opt_" => :opt_prefix }.each do |pre, base|
     { bin: "bin", sbin: "sbin", share: "share", pkgshare: "share/tbmesh", man: "share/man",
-      man1: "share/man/man1", man8: "share/man/man8", lib: "lib" }.each do |m, rel|
+      man1: "share/man/man1", man7: "share/man/man7", man8: "share/man/man8", lib: "lib" }.each do |m, rel|
       define_method(:"#{pre}#{m}") { send(base)/rel }
     end
   end
