@@ -1,7 +1,8 @@
 /*
  * The JSON of system_profiler and macmon, read with cJSON into report
  * structs.  See macos_json.h for the contracts; the fixtures under
- * tests/fixtures/macos/ show what the commands print.
+ * tests/fixtures/macos/ and the real captures of other projects under
+ * tests/fixtures/captures/ show what the commands print.
  *
  * Reading rules shared by the three parsers: an absent key or a JSON null
  * leaves the field null and is not an error (older macOS releases print
@@ -22,7 +23,7 @@
 
 #include "decimal.h"
 
-#define PEER_DEPTH_MAX 8	/* hubs nest _items; deeper is not a cable peer */
+#define PEER_DEPTH_MAX 8	/* hubs nest _items; a host deeper is not looked for */
 #define WHERE_MAX 48	/* "SPThunderboltDataType[15]" and the like */
 
 /* Where the first error goes; later ones are dropped. */
@@ -248,24 +249,62 @@ parse_receptacle(const cJSON *tag, struct report_port *p, const char *where,
 	}
 }
 
-/* First entry of items, depth first, that names a Thunderbolt domain: a host. */
-static const cJSON *
-find_peer(const cJSON *items, int depth)
+/* 1 when it names a Thunderbolt domain: another host (a Mac), not a drive, dock or hub. */
+static int
+is_host(const cJSON *it)
 {
-	const cJSON *it, *found, *uuid;
+	const cJSON *uuid = obj_get(it, "domain_uuid_key");
+
+	return cJSON_IsString(uuid) && uuid->valuestring != NULL && uuid->valuestring[0] != '\0';
+}
+
+/* First entry of items, depth first, that is a host. */
+static const cJSON *
+find_host(const cJSON *items, int depth)
+{
+	const cJSON *it, *found;
 
 	if (!cJSON_IsArray(items) || depth > PEER_DEPTH_MAX)
 		return NULL;
 	cJSON_ArrayForEach(it, items) {
 		if (!cJSON_IsObject(it))
 			continue;
-		uuid = obj_get(it, "domain_uuid_key");
-		if (cJSON_IsString(uuid) && uuid->valuestring != NULL &&
-		    uuid->valuestring[0] != '\0')
+		if (is_host(it))
 			return it;
-		found = find_peer(obj_get(it, "_items"), depth + 1);
+		found = find_host(obj_get(it, "_items"), depth + 1);
 		if (found != NULL)
 			return found;
+	}
+	return NULL;
+}
+
+/*
+ * The peer of a bus, from its _items: the first entry that is a host,
+ * plugged straight into the port (*via NULL); else the first host found
+ * depth first under another device, a dock or hub, whose entry at the
+ * first level (the device the port's cable goes to) *via gets.  The other
+ * end of such a link may well see a direct peer: it is this end that
+ * tells.
+ */
+static const cJSON *
+find_peer(const cJSON *items, const cJSON **via)
+{
+	const cJSON *it, *found;
+
+	*via = NULL;
+	if (!cJSON_IsArray(items))
+		return NULL;
+	cJSON_ArrayForEach(it, items)
+		if (cJSON_IsObject(it) && is_host(it))
+			return it;
+	cJSON_ArrayForEach(it, items) {
+		if (!cJSON_IsObject(it))
+			continue;
+		found = find_host(obj_get(it, "_items"), 1);
+		if (found != NULL) {
+			*via = it;
+			return found;
+		}
 	}
 	return NULL;
 }
@@ -289,8 +328,8 @@ has_rdma_service(const cJSON *services)
 static void
 parse_bus(const cJSON *bus, int idx, struct report_port *p, struct jctx *c)
 {
-	char where[WHERE_MAX], pw[WHERE_MAX + 8];	/* "... peer" */
-	const cJSON *tag, *peer;
+	char where[WHERE_MAX], pw[WHERE_MAX + 8];	/* "... peer", "... hub" */
+	const cJSON *tag, *peer, *via;
 
 	snprintf(where, sizeof(where), "SPThunderboltDataType[%d]", idx);
 	report_port_init(p);
@@ -299,16 +338,23 @@ parse_bus(const cJSON *bus, int idx, struct report_port *p, struct jctx *c)
 	tag = receptacle_tag(bus);
 	if (tag != NULL)
 		parse_receptacle(tag, p, where, c);
-	peer = find_peer(obj_get(bus, "_items"), 0);
+	peer = find_peer(obj_get(bus, "_items"), &via);
 	if (peer == NULL)
 		return;
 	snprintf(pw, sizeof(pw), "%.47s peer", where);
 	p->has_peer = 1;
+	p->via_hub = via != NULL ? TRI_TRUE : TRI_FALSE;
 	get_str(peer, "domain_uuid_key", p->peer.domain_uuid, sizeof(p->peer.domain_uuid), pw, c);
 	get_str(peer, "_name", p->peer.name, sizeof(p->peer.name), pw, c);
 	get_str(peer, "device_name_key", p->peer.model, sizeof(p->peer.model), pw, c);
 	p->peer.rdma_service =
 	    has_rdma_service(obj_get(peer, "services_title")) ? TRI_TRUE : TRI_FALSE;
+	if (via == NULL)
+		return;
+	snprintf(pw, sizeof(pw), "%.47s hub", where);
+	get_str(via, "_name", p->hub, sizeof(p->hub), pw, c);
+	if (p->hub[0] == '\0')
+		get_str(via, "device_name_key", p->hub, sizeof(p->hub), pw, c);
 }
 
 int

@@ -28,10 +28,15 @@
  * `system_profiler SPThunderboltDataType -json`: one port per bus, in the
  * order printed.  Fills tb->n_ports and, per port, receptacle, bus,
  * domain_uuid, status, link_status, speed_gbps (the negotiated speed of a
- * connected port; NAN when empty or shown as "Up to ..."), has_peer and
- * peer.  A peer is the first entry under the bus's _items (searched through
- * nested _items, as hubs nest them) that has a domain_uuid_key: another
- * host.  Drives and docks have none and are not peers.  interface, ipv4
+ * connected port; NAN when empty or shown as "Up to ..."), has_peer, peer,
+ * via_hub and hub.  A peer is an entry under the bus's _items that has a
+ * domain_uuid_key: another host.  Drives, docks and hubs have none and are
+ * not peers.  The first such entry of _items itself is plugged straight
+ * into the port: via_hub TRI_FALSE.  Without one, the first found depth
+ * first under another device's _items (a Mac behind a dock or hub, which
+ * nest _items) is still the peer, with via_hub TRI_TRUE and hub the name
+ * (_name, else device_name_key) of the device at the first level, the one
+ * the port's cable goes to.  No peer: via_hub TRI_NULL.  interface, ipv4
  * and tb->bridge are not touched: they come from other commands.
  *
  * Returns -1 and leaves *tb untouched when the text is not JSON or has no

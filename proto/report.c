@@ -59,6 +59,7 @@ report_port_init(struct report_port *p)
 	p->n_ipv4 = -1;
 	p->has_peer = 0;
 	p->peer.rdma_service = TRI_NULL;
+	p->via_hub = TRI_NULL;
 }
 
 void

@@ -83,6 +83,16 @@ struct report_port {
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
 	int has_peer;             /* 0: "peer": null */
 	struct report_peer peer;
+	/*
+	 * How the peer is reached (an addition to the schema: DESIGN.md,
+	 * "Additions"): TRI_FALSE when it is plugged straight into this port
+	 * (a cable), TRI_TRUE when it sits behind another device plugged into
+	 * it (a dock or hub: no direct cable, no RDMA over it), TRI_NULL when
+	 * there is no peer or it is not known.  hub names that device
+	 * ("ThunderBay Flex 8"); "" null: direct, no peer, or no name.
+	 */
+	enum tri via_hub;
+	report_str hub;
 };
 
 struct report_bridge {

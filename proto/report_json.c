@@ -121,6 +121,8 @@ static const struct json_field port_fields[] = {
 	STR(struct report_port, interface),
 	JSON_ARRAY(struct report_port, ipv4, n_ipv4, NULL, NULL, check_ipv4),
 	JSON_OBJECT_OR_NULL(struct report_port, peer, has_peer, peer_fields),
+	JSON_TRI(struct report_port, via_hub),
+	STR(struct report_port, hub),
 	JSON_END,
 };
 

@@ -37,15 +37,16 @@ if [ "${FUZZ_NOBUILD:-0}" != 1 ]; then
 	[ "$rc" = 0 ] || { tail -n 30 "$TMP/build.log"; done_testing; }
 fi
 
-# seeds TARGET: the directories of seeds for TARGET (all in the repository).
+# seeds TARGET: the directories of seeds for TARGET (all in the repository; libFuzzer
+# reads them recursively: captures/ holds a folder per source).
 seeds() {
 	local F=$TOP/tests/fixtures
 	case "$1" in
 	report) echo "$TOP/tests/fuzz/corpus/report" ;;
 	api) echo "$TOP/tests/fuzz/corpus/api" ;;
 	dot) echo "$TOP/tests/fuzz/corpus/dot $F/mlx" ;;
-	macos_json) echo "$TOP/tests/fuzz/corpus/macos_json $F/macos" ;;
-	darwin_text) echo "$TOP/tests/fuzz/corpus/darwin_text $F/macos" ;;
+	macos_json) echo "$TOP/tests/fuzz/corpus/macos_json $F/macos $F/captures" ;;
+	darwin_text) echo "$TOP/tests/fuzz/corpus/darwin_text $F/macos $F/captures" ;;
 	esac
 }
 

@@ -32,6 +32,7 @@ fill_port(struct report_port *p, const char *rec, const char *ifname,
 	REPORT_SET(p->peer.name, peer_name);
 	REPORT_SET(p->peer.model, "Mac15,14");
 	p->peer.rdma_service = rdma;
+	p->via_hub = TRI_FALSE;	/* a cable straight to the peer */
 }
 
 /* Ethernet with two addresses, Wi-Fi with none, a VPN without kind or port. */
@@ -118,7 +119,7 @@ one_of_each(struct report *r)
 	report_netif_init(&r->network.interfaces[0]);
 }
 
-/* Every field set: two connected ports with peers, one empty port. */
+/* Every field set: two connected ports with peers (one behind a dock), one empty port. */
 static inline void
 fill_full(struct report *r)
 {
@@ -143,6 +144,8 @@ fill_full(struct report *r)
 	fill_port(&p[1], "3", "en5", 40, "Mac mini", TRI_FALSE);
 	p[1].n_ipv4 = 1;
 	REPORT_SET(p[1].ipv4[0], "10.0.0.1");
+	p[1].via_hub = TRI_TRUE;	/* behind a dock */
+	REPORT_SET(p[1].hub, "ThunderBay Flex 8");
 	report_port_init(&p[2]);
 	REPORT_SET(p[2].receptacle, "4");
 	p[2].status = PORT_STATUS_EMPTY;

@@ -4,7 +4,8 @@
  * by tests/fakemac/mkstate.sh.  A whole Mac Studio and MacBook Pro report
  * with no errors; then one fault at a time (missing command, non-zero
  * exit, hang, truncated JSON, garbage), each recorded under its command
- * while the rest of the report stays filled.
+ * while the rest of the report stays filled.  And one MacBook Pro with the
+ * real captures of another project (tests/fixtures/captures/).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,12 +591,105 @@ test_port_without_ifconfig(void **state)
 	assert_int_equal(port_of(&f->r, "2")->n_ipv4, 1);
 }
 
+/* A real capture (tests/fixtures/captures/NAME) as what the fake command KEY prints. */
+static void
+put_capture(struct fake *f, const char *key, const char *name)
+{
+	char src[PATH_MAX + 256], dst[PATH_MAX + 256];
+
+	snprintf(src, sizeof(src), "%s/tests/fixtures/captures/%s", top, name);
+	snprintf(dst, sizeof(dst), "%s/%s.out", f->dir, key);
+	sh("cp \"$0\" \"$1\" && chmod u+w \"$1\"", src, dst, NULL);
+}
+
+/*
+ * osaurus's "local" MacBook Pro end to end (tests/fixtures/captures/osaurus/,
+ * osaurus-ai/osaurus, Packages/OsaurusCore/Tests/Distributed/
+ * DistributedFixtures.swift, commit c8083d96): its system_profiler
+ * (localThunderbolt), networksetup (hardwarePorts) and ibv_devices with
+ * RDMA disabled (emptyIBVDevices, the header only), on the MacBook Pro of
+ * mkstate.sh (the same model, the same port mapping) with rdma_ctl saying
+ * disabled, as the capture's header says.  No errors: receptacle 3 (en2)
+ * holds a hub, no peer; receptacle 2 (en6) the other MacBook Pro straight
+ * on the cable, with the RDMA service; receptacle 1 (en1) empty; RDMA
+ * disabled with no devices, and ibv_devinfo is not run.
+ */
+static void
+test_capture_osaurus_local(void **state)
+{
+	struct fake *f = *state;
+	char log[PATH_MAX + 16];
+	const struct report_port *p;
+
+	snprintf(log, sizeof(log), "%s/calls.log", f->dir);
+	setenv("FAKEMAC_LOG", log, 1);
+	put_capture(f, "system_profiler_SPThunderboltDataType",
+	    "osaurus/sp_thunderbolt_local.json");
+	put_capture(f, "networksetup", "osaurus/networksetup_listallhardwareports.txt");
+	put_capture(f, "ibv_devices", "osaurus/ibv_devices_rdma_disabled.txt");
+	put(f, "ibv_devinfo.out", NULL);
+	put(f, "rdma_ctl_status.out", "disabled\n");
+	collect(f);
+	if (f->r.n_errors != 0) {
+		print_errors(&f->r);
+		fail_msg("%d errors", f->r.n_errors);
+	}
+	assert_int_equal(f->r.thunderbolt.n_ports, 3);
+	p = port_of(&f->r, "3");
+	assert_string_equal(p->interface, "en2");
+	assert_int_equal(p->status, PORT_STATUS_CONNECTED);
+	assert_dbl(p->speed_gbps, 80);
+	assert_int_equal(p->has_peer, 0);
+	assert_int_equal(p->via_hub, TRI_NULL);
+	p = port_of(&f->r, "2");
+	assert_string_equal(p->interface, "en6");
+	assert_dbl(p->speed_gbps, 80);
+	assert_int_equal(p->has_peer, 1);
+	assert_string_equal(p->peer.domain_uuid, "00000003-0000-4000-8000-000000000003");
+	assert_string_equal(p->peer.model, "Mac17,6");
+	assert_int_equal(p->peer.rdma_service, TRI_TRUE);
+	assert_int_equal(p->via_hub, TRI_FALSE);
+	p = port_of(&f->r, "1");
+	assert_string_equal(p->interface, "en1");
+	assert_int_equal(p->status, PORT_STATUS_EMPTY);
+	assert_int_equal(f->r.rdma.state, RDMA_STATE_DISABLED);
+	assert_int_equal(f->r.rdma.n_devices, 0);
+	assert_false(was_run(f, "ibv_devinfo -v"));
+}
+
+/*
+ * The same empty ibv_devices capture (emptyIBVDevices) while rdma_ctl says
+ * enabled: what a Thunderbolt 4 Mac shows (ml-explore/mlx issue 3777;
+ * jundot/omlx issue 3037 quotes the same header-only output).  The report
+ * says RDMA enabled with zero devices, a known empty list, not an unknown
+ * one: what tells "unavailable" from "off" and from "not read".
+ */
+static void
+test_capture_enabled_no_devices(void **state)
+{
+	struct fake *f = *state;
+
+	put_capture(f, "ibv_devices", "osaurus/ibv_devices_rdma_disabled.txt");
+	put(f, "ibv_devinfo.out", NULL);
+	collect(f);
+	if (f->r.n_errors != 0) {
+		print_errors(&f->r);
+		fail_msg("%d errors", f->r.n_errors);
+	}
+	assert_int_equal(f->r.rdma.state, RDMA_STATE_ENABLED);
+	assert_int_equal(f->r.rdma.n_devices, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_studio, setup_studio, teardown),
 		cmocka_unit_test_setup_teardown(test_full_macbook, setup_macbook, teardown),
+		cmocka_unit_test_setup_teardown(test_capture_osaurus_local, setup_macbook,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_capture_enabled_no_devices, setup_macbook,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_missing_system_profiler, setup_studio,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_missing_macmon_falls_back, setup_studio,

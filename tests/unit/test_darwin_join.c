@@ -2,7 +2,8 @@
  * darwin_join: the parsed outputs of the captured commands put into the
  * report: receptacle -> enX, addresses per port, rdma_enX -> enX and the
  * RDMA devices with their port state and IPv4 GID, the interfaces that are
- * not Thunderbolt with their kind (network.interfaces).
+ * not Thunderbolt with their kind (network.interfaces); and the real
+ * captures of one Mac (tests/fixtures/captures/) joined.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +17,11 @@
 
 #include "darwin_join.h"
 #include "darwin_parse.h"
+#include "macos_json.h"
 
+/* tests/fixtures/DIR/NAME, NUL-terminated; the caller frees it. */
 static char *
-fixture(const char *name)
+fixture_in(const char *dir, const char *name)
 {
 	const char *top = getenv("TBMESH_TOP");
 	char path[1024];
@@ -26,7 +29,7 @@ fixture(const char *name)
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/macos/%s", top ? top : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", top ? top : ".", dir, name);
 	f = fopen(path, "rb");
 	if (f == NULL)
 		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
@@ -39,6 +42,20 @@ fixture(const char *name)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* A fixture of tests/fixtures/macos/. */
+static char *
+fixture(const char *name)
+{
+	return fixture_in("macos", name);
+}
+
+/* A real capture of another project, tests/fixtures/captures/NAME (its README.md says whose). */
+static char *
+capture(const char *name)
+{
+	return fixture_in("captures", name);
 }
 
 static struct report *
@@ -129,6 +146,68 @@ test_join_rdma(void **state)
 	assert_int_equal(r->rdma.n_devices, -1);
 	free(list);
 	free(active);
+}
+
+/*
+ * The captures of one Mac joined, as the collector joins them: osaurus's
+ * "peer" MacBook Pro (tests/fixtures/captures/osaurus/, osaurus-ai/osaurus,
+ * Packages/OsaurusCore/Tests/Distributed/DistributedFixtures.swift, commit
+ * c8083d96: peerThunderbolt, hardwarePorts, peerIBVDevices,
+ * peerIBVDevinfo).  Its receptacles 3, 2, 1 are en2, en6, en1
+ * (networksetup), so the cable on receptacle 2 is en6 and its RDMA device
+ * rdma_en6, which is down: the Mac at the other end has RDMA disabled (its
+ * entry shows no RDMA service).  Every device gets its interface; none has
+ * a known IPv4 GID (ibv_devinfo without -v prints none).
+ */
+static void
+test_join_capture_osaurus_peer(void **state)
+{
+	(void)state;
+	static const char *const ifs[] = { "en2", "en6", "en1" };	/* receptacles 3, 2, 1 */
+	static const char *const devs[] = { "rdma_en1", "rdma_en6", "rdma_en2" };
+	struct report *r = report_fresh();
+	struct report_thunderbolt *tb = &r->thunderbolt;
+	struct darwin_hwports hp;
+	struct darwin_ibv_devices list;
+	struct darwin_ibv_devinfo info;
+	char err[256];
+	char *sp = capture("osaurus/sp_thunderbolt_peer.json");
+	char *ns = capture("osaurus/networksetup_listallhardwareports.txt");
+	char *ibv = capture("osaurus/ibv_devices_peer.txt");
+	char *di = capture("osaurus/ibv_devinfo_peer.txt");
+	const struct report_port *cable = &tb->ports[1];
+	const struct report_rdma_device *d = NULL;
+
+	assert_int_equal(macos_parse_thunderbolt(sp, strlen(sp), tb, err, sizeof(err)), 0);
+	assert_int_equal(darwin_parse_hwports(ns, &hp, err, sizeof(err)), 0);
+	assert_int_equal(darwin_parse_ibv_devices(ibv, &list, err, sizeof(err)), 0);
+	assert_int_equal(darwin_parse_ibv_devinfo(di, &info, err, sizeof(err)), 0);
+	darwin_join_interfaces(tb, &hp);
+	darwin_join_rdma(&r->rdma, &list, &info);
+
+	assert_int_equal(tb->n_ports, 3);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(tb->ports[i].interface, ifs[i]);
+	assert_string_equal(cable->receptacle, "2");
+	assert_int_equal(cable->has_peer, 1);
+	assert_int_equal(cable->peer.rdma_service, TRI_FALSE);
+	assert_int_equal(cable->via_hub, TRI_FALSE);
+	assert_int_equal(r->rdma.n_devices, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(r->rdma.devices[i].name, devs[i]);
+		assert_string_equal(r->rdma.devices[i].interface, devs[i] + 5);
+		assert_int_equal(r->rdma.devices[i].port_state, RDMA_PORT_DOWN);
+		assert_int_equal(r->rdma.devices[i].ipv4_gid, TRI_NULL);
+		if (strcmp(r->rdma.devices[i].interface, cable->interface) == 0)
+			d = &r->rdma.devices[i];
+	}
+	assert_non_null(d);
+	assert_string_equal(d->name, "rdma_en6");
+	assert_int_equal(d->port_state, RDMA_PORT_DOWN);
+	free(sp);
+	free(ns);
+	free(ibv);
+	free(di);
 }
 
 /* Hardware port names as macOS prints them (and a few made up to probe the words). */
@@ -310,6 +389,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_join_rdma),
+		cmocka_unit_test(test_join_capture_osaurus_peer),
 		cmocka_unit_test(test_netif_kind),
 		cmocka_unit_test(test_join_network),
 		cmocka_unit_test(test_join_network_adapter),

@@ -1,5 +1,6 @@
 /*
- * darwin_parse: each parser on the captured outputs (exact values), on
+ * darwin_parse: each parser on the captured outputs (exact values; the
+ * real captures of other projects in tests/fixtures/captures/ too), on
  * garbage, empty and truncated text (-1 or nothing parsed, never a wrong
  * value).  The bridge0 output is also joined into the report; the other
  * joins are in test_darwin_join.c.
@@ -35,8 +36,9 @@ static const char *const garbage[] = {
 };
 #define NGARBAGE (sizeof(garbage) / sizeof(garbage[0]))
 
+/* tests/fixtures/DIR/NAME, NUL-terminated; the caller frees it. */
 static char *
-fixture(const char *name)
+fixture_in(const char *dir, const char *name)
 {
 	const char *top = getenv("TBMESH_TOP");
 	char path[1024];
@@ -44,7 +46,7 @@ fixture(const char *name)
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/macos/%s", top ? top : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", top ? top : ".", dir, name);
 	f = fopen(path, "rb");
 	if (f == NULL)
 		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
@@ -57,6 +59,20 @@ fixture(const char *name)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* A fixture of tests/fixtures/macos/. */
+static char *
+fixture(const char *name)
+{
+	return fixture_in("macos", name);
+}
+
+/* A real capture of another project, tests/fixtures/captures/NAME (its README.md says whose). */
+static char *
+capture(const char *name)
+{
+	return fixture_in("captures", name);
 }
 
 /* The first n bytes of s as a new string; the caller frees it. */
@@ -535,6 +551,150 @@ test_ibv_devinfo_bad(void **state)
 	assert_int_equal(info.dev[0].ipv4_gid, TRI_FALSE);
 }
 
+/*
+ * The real captures of tests/fixtures/captures/ (its README.md: repository,
+ * file, commit): each test names its capture and the facts it checks, and
+ * cuts it at every byte: a cut output never reads as a wrong value.
+ */
+
+/*
+ * captures/osaurus/networksetup_listallhardwareports.txt (osaurus-ai/osaurus,
+ * Packages/OsaurusCore/Tests/Distributed/DistributedFixtures.swift,
+ * hardwarePorts, commit c8083d96), an M5 Max MacBook Pro: Thunderbolt 1 is
+ * en1, 2 is en6 and 3 is en2 (not en(N+1): the mapping is read, never
+ * computed); the Thunderbolt Bridge is bridge0; "Ethernet Adapter (en3)"
+ * (en3) and Wi-Fi (en0) are the other ports, in the order listed; the
+ * "VLAN Configurations" trailer adds nothing.
+ */
+static void
+test_capture_hwports_osaurus(void **state)
+{
+	(void)state;
+	static const char *const want[][2] = { { "1", "en1" }, { "2", "en6" }, { "3", "en2" } };
+	struct darwin_hwports hp;
+	char err[128];
+	char *ns = capture("osaurus/networksetup_listallhardwareports.txt");
+
+	assert_int_equal(darwin_parse_hwports(ns, &hp, err, sizeof(err)), 0);
+	assert_int_equal(hp.n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(hp.tb[i].receptacle, want[i][0]);
+		assert_string_equal(hp.tb[i].device, want[i][1]);
+	}
+	assert_string_equal(hp.bridge, "bridge0");
+	assert_int_equal(hp.n_other, 2);
+	assert_string_equal(hp.other[0].port, "Ethernet Adapter (en3)");
+	assert_string_equal(hp.other[0].device, "en3");
+	assert_string_equal(hp.other[1].port, "Wi-Fi");
+	assert_string_equal(hp.other[1].device, "en0");
+	for (size_t n = 0; n < strlen(ns); n++) {
+		char *cut = prefix(ns, n);
+		if (darwin_parse_hwports(cut, &hp, err, sizeof(err)) == 0)
+			for (int i = 0; i < hp.n; i++) {
+				assert_string_equal(hp.tb[i].receptacle, want[i][0]);
+				assert_string_equal(hp.tb[i].device, want[i][1]);
+			}
+		free(cut);
+	}
+	free(ns);
+}
+
+/* text lists exactly the devices names[0..n-1], and every cut of it a prefix of them. */
+static void
+assert_ibv_devices(const char *text, const char *const *names, int n)
+{
+	struct darwin_ibv_devices d;
+	char err[128];
+
+	if (darwin_parse_ibv_devices(text, &d, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(d.n, n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(d.name[i], names[i]);
+	for (size_t len = 0; len < strlen(text); len++) {
+		char *cut = prefix(text, len);
+		if (darwin_parse_ibv_devices(cut, &d, err, sizeof(err)) == 0) {
+			assert_true(d.n <= n);
+			for (int i = 0; i < d.n; i++)
+				assert_string_equal(d.name[i], names[i]);
+		}
+		free(cut);
+	}
+}
+
+/*
+ * captures/osaurus/ibv_devices_peer.txt (osaurus-ai/osaurus,
+ * DistributedFixtures.swift, peerIBVDevices, commit c8083d96): the MacBook
+ * Pro with RDMA enabled lists rdma_en1, rdma_en6, rdma_en2, one per
+ * Thunderbolt port, in that order; every line, the header's too, is
+ * indented four spaces, a tab before the GUID.
+ * captures/osaurus/ibv_devices_rdma_disabled.txt (emptyIBVDevices, the
+ * same file): with RDMA disabled, the two header lines only: zero devices,
+ * not an error.
+ * captures/mlx/ibv_devices_m3_ultra.txt (ml-explore/mlx,
+ * docs/src/usage/distributed.rst lines 230-237, commit f1c5bcd9): an M3
+ * Ultra Mac Studio's six devices, rdma_en2, en3, en5, en4, en6, en7, in the
+ * order printed (not sorted), the lines not indented.
+ */
+static void
+test_capture_ibv_devices(void **state)
+{
+	(void)state;
+	static const char *const osaurus[] = { "rdma_en1", "rdma_en6", "rdma_en2" };
+	static const char *const mlx[] = { "rdma_en2", "rdma_en3", "rdma_en5", "rdma_en4",
+		"rdma_en6", "rdma_en7" };
+	char *peer = capture("osaurus/ibv_devices_peer.txt");
+	char *off = capture("osaurus/ibv_devices_rdma_disabled.txt");
+	char *m3 = capture("mlx/ibv_devices_m3_ultra.txt");
+
+	assert_ibv_devices(peer, osaurus, 3);
+	assert_ibv_devices(off, NULL, 0);
+	assert_ibv_devices(m3, mlx, 6);
+	free(peer);
+	free(off);
+	free(m3);
+}
+
+/*
+ * captures/osaurus/ibv_devinfo_peer.txt (osaurus-ai/osaurus,
+ * DistributedFixtures.swift, peerIBVDevinfo, commit c8083d96): three
+ * hca_ids, rdma_en1, rdma_en6, rdma_en2, each with one port whose state is
+ * "PORT_DOWN (1)" (the Mac at the other end of the cable has RDMA disabled:
+ * a port is active only when both ends have it), transport "Thunderbolt
+ * (100)" and link_layer Thunderbolt; plain ibv_devinfo, without -v, prints
+ * no GID: the IPv4 GID is unknown (null), not false.
+ */
+static void
+test_capture_ibv_devinfo(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "rdma_en1", "rdma_en6", "rdma_en2" };
+	struct darwin_ibv_devinfo info;
+	char err[128];
+	char *text = capture("osaurus/ibv_devinfo_peer.txt");
+
+	assert_int_equal(darwin_parse_ibv_devinfo(text, &info, err, sizeof(err)), 0);
+	assert_int_equal(info.n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(info.dev[i].name, names[i]);
+		assert_int_equal(info.dev[i].state, RDMA_PORT_DOWN);
+		assert_int_equal(info.dev[i].ipv4_gid, TRI_NULL);
+	}
+	for (size_t n = 0; n < strlen(text); n++) {
+		char *cut = prefix(text, n);
+		if (darwin_parse_ibv_devinfo(cut, &info, err, sizeof(err)) == 0) {
+			assert_true(info.n <= 3);
+			for (int i = 0; i < info.n; i++) {
+				assert_string_equal(info.dev[i].name, names[i]);
+				assert_true(info.dev[i].state != RDMA_PORT_ACTIVE);
+				assert_int_equal(info.dev[i].ipv4_gid, TRI_NULL);
+			}
+		}
+		free(cut);
+	}
+	free(text);
+}
+
 static void
 assert_vm_fixture(const struct darwin_vmstat *vm)
 {
@@ -869,6 +1029,9 @@ main(void)
 		cmocka_unit_test(test_ibv_devices_bad),
 		cmocka_unit_test(test_ibv_devinfo),
 		cmocka_unit_test(test_ibv_devinfo_bad),
+		cmocka_unit_test(test_capture_hwports_osaurus),
+		cmocka_unit_test(test_capture_ibv_devices),
+		cmocka_unit_test(test_capture_ibv_devinfo),
 		cmocka_unit_test(test_vm_stat),
 		cmocka_unit_test(test_vm_stat_bad),
 		cmocka_unit_test(test_memory_pressure),

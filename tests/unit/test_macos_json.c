@@ -1,8 +1,10 @@
 /*
  * macos_json: the real system_profiler captures parse to exactly what they
- * show (the Mac Studio and the MacBook Pro at the two ends of one cable),
- * SPHardwareDataType, one macmon sample; and truncated, mistyped, empty
- * and oversized inputs fail cleanly.
+ * show (the Mac Studio and the MacBook Pro at the two ends of one cable,
+ * and every capture of tests/fixtures/captures/: each test names its
+ * capture and the facts it checks), a Mac behind a dock or hub is a peer
+ * reached through that device (via_hub), SPHardwareDataType, one macmon
+ * sample; and truncated, mistyped, empty and oversized inputs fail cleanly.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,11 @@
 #define MACBOOK_TB "system_profiler-thunderbolt-macbook.json"
 #define STUDIO_HW "system_profiler-hardware-studio.json"
 #define MACMON "macmon-pipe.jsonl"
+/* tests/fixtures/captures/ (its README.md: repository, file, commit) */
+#define OSAURUS_LOCAL "osaurus/sp_thunderbolt_local.json"
+#define OSAURUS_PEER "osaurus/sp_thunderbolt_peer.json"
+#define OMLX_STUDIO "omlx-plus/sp_thunderbolt_studio.json"
+#define OMLX_MACBOOK "omlx-plus/sp_thunderbolt_macbook.json"
 
 #define assert_dbl(got, want) do {						\
 	double g_ = (got), w_ = (want);						\
@@ -32,9 +39,9 @@
 		fail_msg("%s is %.17g, expected NAN", #got, (double)(got));	\
 } while (0)
 
-/* A fixture's bytes, NUL-terminated; the caller frees it. */
+/* The bytes of tests/fixtures/DIR/NAME, NUL-terminated; the caller frees them. */
 static char *
-fixture(const char *name, size_t *len)
+fixture_in(const char *dir, const char *name, size_t *len)
 {
 	const char *top = getenv("TBMESH_TOP");
 	char path[1024];
@@ -42,7 +49,7 @@ fixture(const char *name, size_t *len)
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/macos/%s", top ? top : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", top ? top : ".", dir, name);
 	f = fopen(path, "rb");
 	if (f == NULL)
 		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
@@ -57,6 +64,23 @@ fixture(const char *name, size_t *len)
 	if (len != NULL)
 		*len = (size_t)n;
 	return buf;
+}
+
+/* A fixture of tests/fixtures/macos/. */
+static char *
+fixture(const char *name, size_t *len)
+{
+	return fixture_in("macos", name, len);
+}
+
+/*
+ * A real capture of another project, tests/fixtures/captures/NAME: its
+ * README.md says whose (repository, file, commit).
+ */
+static char *
+capture(const char *name, size_t *len)
+{
+	return fixture_in("captures", name, len);
 }
 
 static struct report_thunderbolt *
@@ -89,6 +113,8 @@ assert_empty_port(const struct report_thunderbolt *tb, const char *receptacle)
 	assert_int_equal(p->has_peer, 0);
 	assert_int_equal(p->peer.rdma_service, TRI_NULL);
 	assert_string_equal(p->peer.domain_uuid, "");
+	assert_int_equal(p->via_hub, TRI_NULL);
+	assert_string_equal(p->hub, "");
 }
 
 static void
@@ -120,6 +146,8 @@ test_studio_thunderbolt(void **state)
 	assert_string_equal(p->peer.name, "MacBook Pro");
 	assert_string_equal(p->peer.model, "Mac17,7");
 	assert_int_equal(p->peer.rdma_service, TRI_TRUE);
+	assert_int_equal(p->via_hub, TRI_FALSE);	/* straight under the bus: a cable */
+	assert_string_equal(p->hub, "");
 	/* Filled by other commands: untouched here. */
 	assert_string_equal(p->interface, "");
 	assert_int_equal(p->n_ipv4, -1);
@@ -131,6 +159,8 @@ test_studio_thunderbolt(void **state)
 	assert_dbl(p->speed_gbps, 80);
 	assert_int_equal(p->has_peer, 0);
 	assert_int_equal(p->peer.rdma_service, TRI_NULL);
+	assert_int_equal(p->via_hub, TRI_NULL);
+	assert_string_equal(p->hub, "");
 
 	assert_empty_port(tb, "1");
 	assert_empty_port(tb, "3");
@@ -163,6 +193,7 @@ test_macbook_thunderbolt(void **state)
 	assert_string_equal(p->peer.model, "Mac15,14");
 	assert_string_equal(p->peer.domain_uuid, "28CA4C30-A263-4C55-B302-953416D0B209");
 	assert_int_equal(p->peer.rdma_service, TRI_FALSE);
+	assert_int_equal(p->via_hub, TRI_FALSE);
 	assert_empty_port(tb, "2");
 	assert_empty_port(tb, "3");
 	free(json);
@@ -192,10 +223,10 @@ test_captures_agree(void **state)
 
 /* Every proper prefix is invalid JSON: -1, nothing touched, no over-read. */
 static void
-assert_prefixes_fail(const char *name, int (*parse)(const char *, size_t))
+assert_prefixes_fail_in(const char *dir, const char *name, int (*parse)(const char *, size_t))
 {
 	size_t len, end;
-	char *json = fixture(name, &len);
+	char *json = fixture_in(dir, name, &len);
 
 	end = (size_t)(strrchr(json, '}') - json);
 	for (size_t n = 0; n <= end; n++) {
@@ -207,6 +238,12 @@ assert_prefixes_fail(const char *name, int (*parse)(const char *, size_t))
 		free(cut);
 	}
 	free(json);
+}
+
+static void
+assert_prefixes_fail(const char *name, int (*parse)(const char *, size_t))
+{
+	assert_prefixes_fail_in("macos", name, parse);
 }
 
 static int
@@ -259,6 +296,10 @@ test_truncated(void **state)
 	assert_prefixes_fail(MACBOOK_TB, tb_untouched);
 	assert_prefixes_fail(STUDIO_HW, hw_untouched);
 	assert_prefixes_fail(MACMON, macmon_untouched);
+	assert_prefixes_fail_in("captures", OSAURUS_LOCAL, tb_untouched);
+	assert_prefixes_fail_in("captures", OSAURUS_PEER, tb_untouched);
+	assert_prefixes_fail_in("captures", OMLX_STUDIO, tb_untouched);
+	assert_prefixes_fail_in("captures", OMLX_MACBOOK, tb_untouched);
 }
 
 static void
@@ -301,6 +342,8 @@ test_thunderbolt_missing_keys(void **state)
 	assert_int_equal(tb->ports[0].status, PORT_STATUS_UNKNOWN);
 	assert_nan(tb->ports[0].speed_gbps);
 	assert_int_equal(tb->ports[0].has_peer, 0);
+	assert_int_equal(tb->ports[0].via_hub, TRI_NULL);
+	assert_string_equal(tb->ports[0].hub, "");
 }
 
 static void
@@ -373,6 +416,10 @@ test_thunderbolt_speeds_and_hubs(void **state)
 	assert_string_equal(tb->ports[0].peer.name, "Mac Studio");
 	assert_string_equal(tb->ports[0].peer.model, "Mac16,9");
 	assert_int_equal(tb->ports[0].peer.rdma_service, TRI_TRUE);
+	assert_int_equal(tb->ports[0].via_hub, TRI_TRUE);	/* behind the dock */
+	assert_string_equal(tb->ports[0].hub, "Dock");
+	assert_int_equal(tb->ports[1].via_hub, TRI_NULL);
+	assert_string_equal(tb->ports[1].hub, "");
 	assert_string_equal(tb->ports[1].receptacle, "2");
 	assert_int_equal(tb->ports[1].status, PORT_STATUS_CONNECTED);
 	assert_nan(tb->ports[1].speed_gbps);
@@ -402,6 +449,368 @@ test_thunderbolt_too_many_ports(void **state)
 	assert_string_equal(tb->ports[15].receptacle, "16");
 	assert_dbl(tb->ports[15].speed_gbps, 80);
 	assert_non_null(strstr(err, "20 Thunderbolt buses"));
+}
+
+/* What one port of a capture shows; peer_uuid NULL: no peer. */
+struct want_port {
+	const char *receptacle, *bus, *domain;
+	enum port_status status;
+	const char *link_status;
+	double gbps;		/* NAN: empty ("Up to 120 Gb/s") */
+	const char *peer_uuid, *peer_name, *peer_model;
+	enum tri rdma_service;
+	enum tri via_hub;
+	const char *hub;	/* NULL: "" */
+};
+
+/* A port with nothing plugged in: "Up to 120 Gb/s", link 0x100. */
+#define EMPTY_PORT(rec, bus, dom) \
+	{ rec, bus, dom, PORT_STATUS_EMPTY, "0x100", NAN, NULL, NULL, NULL, TRI_NULL, \
+	  TRI_NULL, NULL }
+/* A device that is no host (a drive, dock or hub) plugged in: connected, no peer. */
+#define DEVICE_PORT(rec, bus, dom, link, gbps) \
+	{ rec, bus, dom, PORT_STATUS_CONNECTED, link, gbps, NULL, NULL, NULL, TRI_NULL, \
+	  TRI_NULL, NULL }
+
+static void
+port_str(int i, const char *field, const char *got, const char *want)
+{
+	if (strcmp(got, want != NULL ? want : "") != 0)
+		fail_msg("ports[%d].%s is \"%s\", expected \"%s\"", i, field, got,
+		    want != NULL ? want : "");
+}
+
+static void
+port_int(int i, const char *field, int got, int want)
+{
+	if (got != want)
+		fail_msg("ports[%d].%s is %d, expected %d", i, field, got, want);
+}
+
+/* tb holds exactly the ports of want, in the order printed. */
+static void
+assert_ports(const struct report_thunderbolt *tb, const struct want_port *want, int n)
+{
+	assert_int_equal(tb->n_ports, n);
+	for (int i = 0; i < n; i++) {
+		const struct report_port *p = &tb->ports[i];
+		const struct want_port *w = &want[i];
+
+		port_str(i, "receptacle", p->receptacle, w->receptacle);
+		port_str(i, "bus", p->bus, w->bus);
+		port_str(i, "domain_uuid", p->domain_uuid, w->domain);
+		port_int(i, "status", (int)p->status, (int)w->status);
+		port_str(i, "link_status", p->link_status, w->link_status);
+		if (isnan(w->gbps) ? !isnan(p->speed_gbps) : p->speed_gbps != w->gbps)
+			fail_msg("ports[%d].speed_gbps is %g, expected %g", i, p->speed_gbps,
+			    w->gbps);
+		port_int(i, "has_peer", p->has_peer, w->peer_uuid != NULL);
+		port_str(i, "peer.domain_uuid", p->peer.domain_uuid, w->peer_uuid);
+		port_str(i, "peer.name", p->peer.name, w->peer_name);
+		port_str(i, "peer.model", p->peer.model, w->peer_model);
+		port_int(i, "peer.rdma_service", (int)p->peer.rdma_service,
+		    (int)w->rdma_service);
+		port_int(i, "via_hub", (int)p->via_hub, (int)w->via_hub);
+		port_str(i, "hub", p->hub, w->hub);
+		/* from other commands: untouched */
+		port_str(i, "interface", p->interface, "");
+		port_int(i, "n_ipv4", p->n_ipv4, -1);
+	}
+}
+
+/* The capture parses with no error into tb. */
+static void
+parse_capture(const char *name, struct report_thunderbolt *tb)
+{
+	char err[256];
+	size_t len;
+	char *json = capture(name, &len);
+
+	if (macos_parse_thunderbolt(json, len, tb, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", name, err);
+	assert_string_equal(err, "");
+	free(json);
+}
+
+/*
+ * captures/omlx-plus/sp_thunderbolt_studio.json (jasonpaulso/omlx-plus,
+ * tests/test_cluster_topology.py, _STUDIO_PROFILER_JSON, commit 452aac2d):
+ * an M3 Ultra Mac Studio, six buses printed bus_5 first (receptacles 6 to
+ * 1, receptacle_id_key a string), each bus with its own domain; receptacle
+ * 2 cabled at 80 Gb/s (link 0x2) straight to the M5 Max MacBook Pro
+ * (Mac17,7), which advertises the RDMA service (protocol 64087); the
+ * "Envoy Ultra" drive on receptacle 4 (80 Gb/s) has no domain: no peer;
+ * the four empty receptacles read "Up to 120 Gb/s" and 0x100.
+ */
+static void
+test_capture_omlx_studio(void **state)
+{
+	(void)state;
+	static const struct want_port want[] = {
+		EMPTY_PORT("6", "thunderboltusb4_bus_5", "1CF1083E-9B3C-4D21-8467-769814784F4D"),
+		EMPTY_PORT("5", "thunderboltusb4_bus_4", "54AA5FD1-F8F9-438A-8825-7268E164186C"),
+		DEVICE_PORT("4", "thunderboltusb4_bus_3", "5F771049-70BD-4C30-A4AB-4E50482D82E0",
+		    "0x2", 80),
+		EMPTY_PORT("3", "thunderboltusb4_bus_2", "C9B32174-396A-4D89-9601-E8E83285C21A"),
+		{ "2", "thunderboltusb4_bus_1", "28CA4C30-A263-4C55-B302-953416D0B209",
+		  PORT_STATUS_CONNECTED, "0x2", 80, "817DCFA4-B481-4100-80FC-91C7AA969F0B",
+		  "MacBook Pro", "Mac17,7", TRI_TRUE, TRI_FALSE, NULL },
+		EMPTY_PORT("1", "thunderboltusb4_bus_0", "57AE1A4C-B830-48D1-90DD-A3EDB8AC8DFC"),
+	};
+	struct report_thunderbolt *tb = tb_new();
+
+	parse_capture(OMLX_STUDIO, tb);
+	assert_ports(tb, want, 6);
+}
+
+/*
+ * captures/omlx-plus/sp_thunderbolt_macbook.json (jasonpaulso/omlx-plus,
+ * tests/test_cluster_topology.py, _MACBOOK_PROFILER_JSON, commit 452aac2d):
+ * the M5 Max MacBook Pro at the other end, three buses printed bus_2 first;
+ * its receptacle 1 at 80 Gb/s straight to the Mac Studio (Mac15,14), which
+ * does not advertise the RDMA service (only service_ip); receptacles 2 and
+ * 3 empty.
+ */
+static void
+test_capture_omlx_macbook(void **state)
+{
+	(void)state;
+	static const struct want_port want[] = {
+		EMPTY_PORT("3", "thunderboltusb4_bus_2", "AD089FC0-E653-4FFE-B00A-DFF110B2F9A1"),
+		EMPTY_PORT("2", "thunderboltusb4_bus_1", "200E23D3-C921-44E0-95F7-55144AC251CC"),
+		{ "1", "thunderboltusb4_bus_0", "817DCFA4-B481-4100-80FC-91C7AA969F0B",
+		  PORT_STATUS_CONNECTED, "0x2", 80, "28CA4C30-A263-4C55-B302-953416D0B209",
+		  "Mac Studio", "Mac15,14", TRI_FALSE, TRI_FALSE, NULL },
+	};
+	struct report_thunderbolt *tb = tb_new();
+
+	parse_capture(OMLX_MACBOOK, tb);
+	assert_ports(tb, want, 3);
+}
+
+/*
+ * captures/osaurus/sp_thunderbolt_local.json (osaurus-ai/osaurus,
+ * Packages/OsaurusCore/Tests/Distributed/DistributedFixtures.swift,
+ * localThunderbolt, commit c8083d96): an M5 Max MacBook Pro with RDMA
+ * disabled.  Receptacle 3: a Sabrent SB-XTM5 USB4 v2 hub, connected at 80
+ * Gb/s with link status 0x4 (receptacle_status_key says connected), its own
+ * downstream receptacles empty: no domain anywhere, so no peer, and the
+ * hub's receptacle_N_tag entries are not the bus's port.  Receptacle 2: the
+ * other MacBook Pro (Mac17,6) straight on the cable at 80 Gb/s, with the
+ * RDMA service (its RDMA is enabled).  Receptacle 1 empty.
+ */
+static void
+test_capture_osaurus_local(void **state)
+{
+	(void)state;
+	static const struct want_port want[] = {
+		DEVICE_PORT("3", "thunderboltusb4_bus_2", "00000009-0000-4000-8000-000000000009",
+		    "0x4", 80),
+		{ "2", "thunderboltusb4_bus_1", "00000004-0000-4000-8000-000000000004",
+		  PORT_STATUS_CONNECTED, "0x2", 80, "00000003-0000-4000-8000-000000000003",
+		  "MacBook Pro", "Mac17,6", TRI_TRUE, TRI_FALSE, NULL },
+		EMPTY_PORT("1", "thunderboltusb4_bus_0", "00000008-0000-4000-8000-000000000008"),
+	};
+	struct report_thunderbolt *tb = tb_new();
+
+	parse_capture(OSAURUS_LOCAL, tb);
+	assert_ports(tb, want, 3);
+}
+
+/*
+ * captures/osaurus/sp_thunderbolt_peer.json (osaurus-ai/osaurus,
+ * DistributedFixtures.swift, peerThunderbolt, commit c8083d96): the other
+ * M5 Max MacBook Pro, RDMA enabled.  Receptacle 3: an ACASIS TBU405Pro
+ * (mode thunderbolt_three) at 40 Gb/s, no domain: no peer.  Receptacle 2:
+ * the "local" MacBook Pro straight on the cable at 80 Gb/s, without the
+ * RDMA service (its RDMA is disabled).  Receptacle 1 empty.
+ */
+static void
+test_capture_osaurus_peer(void **state)
+{
+	(void)state;
+	static const struct want_port want[] = {
+		DEVICE_PORT("3", "thunderboltusb4_bus_2", "00000002-0000-4000-8000-000000000002",
+		    "0x2", 40),
+		{ "2", "thunderboltusb4_bus_1", "00000003-0000-4000-8000-000000000003",
+		  PORT_STATUS_CONNECTED, "0x2", 80, "00000004-0000-4000-8000-000000000004",
+		  "MacBook Pro", "Mac17,6", TRI_FALSE, TRI_FALSE, NULL },
+		EMPTY_PORT("1", "thunderboltusb4_bus_0", "00000005-0000-4000-8000-000000000005"),
+	};
+	struct report_thunderbolt *tb = tb_new();
+
+	parse_capture(OSAURUS_PEER, tb);
+	assert_ports(tb, want, 3);
+}
+
+/*
+ * Both ends of each captured cable name each other's domain, at the same
+ * speed: osaurus "local" receptacle 2 and "peer" receptacle 2
+ * (DistributedFixtures.swift, commit c8083d96); omlx-plus Studio receptacle
+ * 2 and MacBook receptacle 1 (test_cluster_topology.py, commit 452aac2d).
+ */
+static void
+test_capture_pairs_agree(void **state)
+{
+	(void)state;
+	static const struct { const char *a, *ra, *b, *rb; } pairs[] = {
+		{ OSAURUS_LOCAL, "2", OSAURUS_PEER, "2" },
+		{ OMLX_STUDIO, "2", OMLX_MACBOOK, "1" },
+	};
+	static struct report a, b;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		const struct report_port *pa, *pb;
+
+		report_init(&a);
+		report_init(&b);
+		parse_capture(pairs[i].a, &a.thunderbolt);
+		parse_capture(pairs[i].b, &b.thunderbolt);
+		pa = port_of(&a.thunderbolt, pairs[i].ra);
+		pb = port_of(&b.thunderbolt, pairs[i].rb);
+		assert_string_equal(pa->peer.domain_uuid, pb->domain_uuid);
+		assert_string_equal(pb->peer.domain_uuid, pa->domain_uuid);
+		assert_dbl(pa->speed_gbps, pb->speed_gbps);
+		assert_int_equal(pa->via_hub, TRI_FALSE);
+		assert_int_equal(pb->via_hub, TRI_FALSE);
+	}
+}
+
+/*
+ * A Mac behind a dock.  The shape is a real capture's, trimmed by its
+ * authors to the keys their code reads (a public fixture: "Real outputs
+ * from the M3 Ultra / M4 Max rig (2026-09-27)"; /tmp/research19.md, 2): on
+ * the Mac Studio, bus_2 (receptacle 3, 40 Gb/s) holds a ThunderBay Flex 8
+ * (mode thunderbolt_three) whose own _items hold the MacBook Pro, two
+ * levels down; the MacBook Pro's bus_2 (receptacle 3, 40 Gb/s) holds the
+ * Mac Studio straight in its _items.  The trim removed domain_uuid_key and
+ * the services' protocol ids: put back here, the domains synthetic, the
+ * services as a direct peer's (captures/omlx-plus).
+ */
+static const char studio_via_dock[] =
+    "{\"SPThunderboltDataType\": [ {"
+    " \"_name\": \"thunderboltusb4_bus_2\", \"device_name_key\": \"Mac Studio\","
+    " \"domain_uuid_key\": \"00000021-0000-4000-8000-000000000021\","
+    " \"receptacle_1_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\","
+    "   \"receptacle_id_key\": \"3\", \"receptacle_status_key\": \"receptacle_connected\"},"
+    " \"_items\": [ {"
+    "   \"_name\": \"ThunderBay Flex 8\", \"device_name_key\": \"ThunderBay Flex 8\","
+    "   \"mode_key\": \"thunderbolt_three\", \"route_string_key\": \"1\","
+    "   \"receptacle_2_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\"},"
+    "   \"receptacle_upstream_ambiguous_tag\": {\"current_speed_key\": \"40 Gb/s\","
+    "     \"link_status_key\": \"0x2\"},"
+    "   \"_items\": [ {\"_name\": \"MacBook Pro\", \"device_name_key\": \"Mac16,5\","
+    "     \"domain_uuid_key\": \"00000022-0000-4000-8000-000000000022\","
+    "     \"services_title\": [ {\"_name\": \"service_ip\", \"protocol_id_key\": 1},"
+    "       {\"_name\": \"unknown_xd_service\", \"protocol_id_key\": 64087} ] } ] } ] } ]}";
+static const char macbook_direct_to_dock[] =
+    "{\"SPThunderboltDataType\": [ {"
+    " \"_name\": \"thunderboltusb4_bus_2\", \"device_name_key\": \"MacBook Pro\","
+    " \"domain_uuid_key\": \"00000022-0000-4000-8000-000000000022\","
+    " \"receptacle_1_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\","
+    "   \"receptacle_id_key\": \"3\", \"receptacle_status_key\": \"receptacle_connected\"},"
+    " \"_items\": [ {\"_name\": \"Mac Studio\", \"device_name_key\": \"Mac15,14\","
+    "   \"domain_uuid_key\": \"00000021-0000-4000-8000-000000000021\","
+    "   \"services_title\": [ {\"_name\": \"service_ip\", \"protocol_id_key\": 1} ] } ] } ]}";
+
+/*
+ * The Studio's end: the MacBook Pro is still its peer (the link can be
+ * resolved and judged), reached through the dock: via_hub, hub the dock's
+ * name.  The MacBook's end shows a direct peer: only the end with the
+ * nested entry tells, so the two ends are joined by domain UUID.
+ */
+static void
+test_thunderbolt_via_hub(void **state)
+{
+	(void)state;
+	static const struct want_port studio[] = {
+		{ "3", "thunderboltusb4_bus_2", "00000021-0000-4000-8000-000000000021",
+		  PORT_STATUS_CONNECTED, "0x2", 40, "00000022-0000-4000-8000-000000000022",
+		  "MacBook Pro", "Mac16,5", TRI_TRUE, TRI_TRUE, "ThunderBay Flex 8" },
+	};
+	static const struct want_port macbook[] = {
+		{ "3", "thunderboltusb4_bus_2", "00000022-0000-4000-8000-000000000022",
+		  PORT_STATUS_CONNECTED, "0x2", 40, "00000021-0000-4000-8000-000000000021",
+		  "Mac Studio", "Mac15,14", TRI_FALSE, TRI_FALSE, NULL },
+	};
+	struct report_thunderbolt *tb = tb_new();
+	char err[256];
+
+	assert_int_equal(macos_parse_thunderbolt(studio_via_dock, strlen(studio_via_dock), tb,
+	    err, sizeof(err)), 0);
+	assert_ports(tb, studio, 1);
+	tb = tb_new();
+	assert_int_equal(macos_parse_thunderbolt(macbook_direct_to_dock,
+	    strlen(macbook_direct_to_dock), tb, err, sizeof(err)), 0);
+	assert_ports(tb, macbook, 1);
+}
+
+/* {"SPThunderboltDataType": [{"_items": ITEMS}]} parsed into a new tb: its rc. */
+static int
+parse_items(const char *items, struct report_thunderbolt **tb, char *err, size_t errlen)
+{
+	char json[4096];
+	int n = snprintf(json, sizeof(json), "{\"SPThunderboltDataType\": [{\"_items\": %s}]}",
+	    items);
+
+	assert_true(n > 0 && (size_t)n < sizeof(json));
+	*tb = tb_new();
+	return macos_parse_thunderbolt(json, (size_t)n, *tb, err, errlen);
+}
+
+/*
+ * Which entry is the peer, and through what: a host plugged straight in
+ * wins over one behind a device listed before it; the device in between
+ * is named by _name, else device_name_key; a name of the wrong type is an
+ * error that keeps the rest; a host nested up to PEER_DEPTH_MAX (8)
+ * devices deep is found, as before, one deeper is not.
+ */
+static void
+test_thunderbolt_peer_or_hub(void **state)
+{
+	(void)state;
+	struct report_thunderbolt *tb;
+	char err[256], items[4096];
+	size_t n;
+
+	assert_int_equal(parse_items("[ {\"_name\": \"Dock\", \"_items\": [ {\"_name\": \"A\","
+	    " \"domain_uuid_key\": \"DA\"} ]}, {\"_name\": \"B\", \"domain_uuid_key\": \"DB\"} ]",
+	    &tb, err, sizeof(err)), 0);
+	assert_int_equal(tb->ports[0].has_peer, 1);
+	assert_string_equal(tb->ports[0].peer.domain_uuid, "DB");
+	assert_int_equal(tb->ports[0].via_hub, TRI_FALSE);
+	assert_string_equal(tb->ports[0].hub, "");
+
+	assert_int_equal(parse_items("[ {\"device_name_key\": \"TS5 Plus\", \"_items\": [ {"
+	    "\"_name\": \"Drive\"}, {\"_name\": \"Hub\", \"_items\": [ {\"_name\": \"A\","
+	    " \"domain_uuid_key\": \"DA\"} ]} ]} ]", &tb, err, sizeof(err)), 0);
+	assert_string_equal(tb->ports[0].peer.domain_uuid, "DA");
+	assert_int_equal(tb->ports[0].peer.rdma_service, TRI_FALSE);
+	assert_int_equal(tb->ports[0].via_hub, TRI_TRUE);
+	assert_string_equal(tb->ports[0].hub, "TS5 Plus");	/* the first level's */
+
+	assert_int_equal(parse_items("[ {\"_name\": 5, \"_items\": [ {\"domain_uuid_key\":"
+	    " \"DA\"} ]} ]", &tb, err, sizeof(err)), -1);
+	assert_string_equal(err, "SPThunderboltDataType[0] hub._name: not a string");
+	assert_string_equal(tb->ports[0].peer.domain_uuid, "DA");
+	assert_int_equal(tb->ports[0].via_hub, TRI_TRUE);
+	assert_string_equal(tb->ports[0].hub, "");
+
+	for (int depth = 8; depth <= 9; depth++) {
+		n = 0;
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(items + n, sizeof(items) - n,
+			    "[{\"_name\": \"D%d\", \"_items\": ", i + 1);
+		n += (size_t)snprintf(items + n, sizeof(items) - n,
+		    "[{\"domain_uuid_key\": \"DEEP\"}]");
+		for (int i = 0; i < depth; i++)
+			n += (size_t)snprintf(items + n, sizeof(items) - n, "}]");
+		assert_true(n < sizeof(items));
+		assert_int_equal(parse_items(items, &tb, err, sizeof(err)), 0);
+		assert_int_equal(tb->ports[0].has_peer, depth == 8);
+		assert_int_equal(tb->ports[0].via_hub, depth == 8 ? TRI_TRUE : TRI_NULL);
+		assert_string_equal(tb->ports[0].hub, depth == 8 ? "D1" : "");
+	}
 }
 
 static void
@@ -534,6 +943,13 @@ main(void)
 		cmocka_unit_test(test_thunderbolt_wrong_types),
 		cmocka_unit_test(test_thunderbolt_speeds_and_hubs),
 		cmocka_unit_test(test_thunderbolt_too_many_ports),
+		cmocka_unit_test(test_capture_omlx_studio),
+		cmocka_unit_test(test_capture_omlx_macbook),
+		cmocka_unit_test(test_capture_osaurus_local),
+		cmocka_unit_test(test_capture_osaurus_peer),
+		cmocka_unit_test(test_capture_pairs_agree),
+		cmocka_unit_test(test_thunderbolt_via_hub),
+		cmocka_unit_test(test_thunderbolt_peer_or_hub),
 		cmocka_unit_test(test_hardware),
 		cmocka_unit_test(test_hardware_bad),
 		cmocka_unit_test(test_macmon),

@@ -252,6 +252,42 @@ test_decode_design_sample(void **state)
 	free(r);
 }
 
+/*
+ * How a port's peer is reached: via_hub true with the dock's name in hub,
+ * false (a cable), null; absent, as in an older agent's report, is null,
+ * as on a port without a peer.  Each round-trips.
+ */
+static void
+test_decode_via_hub(void **state)
+{
+	struct report *r = report_new();
+	const struct report_port *p = r->thunderbolt.ports;
+
+	(void)state;
+	expect_ok(HDR ",\"thunderbolt\":{\"ports\":["
+	    "{\"receptacle\":\"3\",\"speed_gbps\":40,\"peer\":{\"domain_uuid\":\"D2\"},"
+	    "\"via_hub\":true,\"hub\":\"ThunderBay Flex 8\"},"
+	    "{\"receptacle\":\"2\",\"peer\":{\"domain_uuid\":\"D3\"},\"via_hub\":false,"
+	    "\"hub\":null},"
+	    "{\"receptacle\":\"1\",\"peer\":{\"domain_uuid\":\"D4\"}},"
+	    "{\"receptacle\":\"4\",\"peer\":null,\"via_hub\":null}]}}", r);
+	assert_int_equal(r->thunderbolt.n_ports, 4);
+	assert_int_equal(p[0].has_peer, 1);
+	assert_string_equal(p[0].peer.domain_uuid, "D2");
+	assert_int_equal(p[0].via_hub, TRI_TRUE);
+	assert_string_equal(p[0].hub, "ThunderBay Flex 8");
+	assert_int_equal(p[1].via_hub, TRI_FALSE);
+	assert_string_equal(p[1].hub, "");
+	assert_int_equal(p[2].has_peer, 1);
+	assert_int_equal(p[2].via_hub, TRI_NULL);
+	assert_string_equal(p[2].hub, "");
+	assert_int_equal(p[3].has_peer, 0);
+	assert_int_equal(p[3].via_hub, TRI_NULL);
+	round_trip(r, 0);
+	round_trip(r, 1);
+	free(r);
+}
+
 struct bad {
 	const char *json;
 	const char *want;
@@ -313,6 +349,14 @@ static const struct bad bad_cases[] = {
 	    "thunderbolt.ports[0].peer.rdma_service: must be true, false or null" },
 	{ HDR ",\"thunderbolt\":{\"ports\":[{\"peer\":{\"name\":7}}]}}",
 	    "thunderbolt.ports[0].peer.name: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"via_hub\":\"yes\"}]}}",
+	    "thunderbolt.ports[0].via_hub: must be true, false or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{},{\"via_hub\":1}]}}",
+	    "thunderbolt.ports[1].via_hub: must be true, false or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"hub\":7}]}}",
+	    "thunderbolt.ports[0].hub: must be a string or null" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"hub\":\"\"}]}}",
+	    "thunderbolt.ports[0].hub: empty string" },
 	{ HDR ",\"thunderbolt\":{\"bridge\":[]}}",
 	    "thunderbolt.bridge: must be an object or null" },
 	{ HDR ",\"thunderbolt\":{\"bridge\":{\"exists\":1}}}",
@@ -454,6 +498,14 @@ test_length_limits(void **state)
 	s = long_string(HDR ",\"network\":{\"interfaces\":[{\"port\":", REPORT_STR_MAX + 1,
 	    "}]}}");
 	expect_error(s, "network.interfaces[0].port: longer than 255 bytes");
+	free(s);
+	s = long_string(HDR ",\"thunderbolt\":{\"ports\":[{\"hub\":", REPORT_STR_MAX, "}]}}");
+	expect_ok(s, r);
+	assert_int_equal(strlen(r->thunderbolt.ports[0].hub), REPORT_STR_MAX);
+	free(s);
+	s = long_string(HDR ",\"thunderbolt\":{\"ports\":[{\"hub\":", REPORT_STR_MAX + 1,
+	    "}]}}");
+	expect_error(s, "thunderbolt.ports[0].hub: longer than 255 bytes");
 	free(s);
 	s = long_string(HDR ",\"errors\":[{\"source\":", REPORT_ERRSRC_MAX + 1, "}]}");
 	expect_error(s, "errors[0].source: longer than 31 bytes");
@@ -775,6 +827,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_again),
 		cmocka_unit_test(test_decode_design_sample),
+		cmocka_unit_test(test_decode_via_hub),
 		cmocka_unit_test(test_validation_errors),
 		cmocka_unit_test(test_length_limits),
 		cmocka_unit_test(test_array_limits),

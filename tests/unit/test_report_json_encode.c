@@ -72,9 +72,15 @@ test_encode_full_layout(void **state)
 	    "[\"169.254.205.255\",\"169.254.1.2\"],\"peer\":{\"domain_uuid\":"));
 	assert_non_null(strstr(json, "\"name\":\"Mac Studio\",\"model\":"
 	    "\"Mac15,14\",\"rdma_service\":true}"));
+	/* after the peer, how it is reached: straight, or through the named dock */
+	assert_non_null(strstr(json, "\"rdma_service\":true},\"via_hub\":false,"
+	    "\"hub\":null}"));
+	assert_non_null(strstr(json, "\"name\":\"Mac mini\",\"model\":\"Mac15,14\","
+	    "\"rdma_service\":false},\"via_hub\":true,\"hub\":\"ThunderBay Flex 8\"}"));
 	assert_non_null(strstr(json, "{\"receptacle\":\"4\",\"bus\":null,"
 	    "\"domain_uuid\":null,\"status\":\"empty\",\"link_status\":null,"
-	    "\"speed_gbps\":null,\"interface\":null,\"ipv4\":[],\"peer\":null}"));
+	    "\"speed_gbps\":null,\"interface\":null,\"ipv4\":[],\"peer\":null,"
+	    "\"via_hub\":null,\"hub\":null}"));
 	assert_non_null(strstr(json, "\"bridge\":{\"exists\":true,"
 	    "\"active\":false,\"members\":[\"en2\",\"en4\"]}"));
 	assert_non_null(strstr(json, "\"rdma\":{\"state\":\"enabled\","
