@@ -12,8 +12,9 @@
  *                cabled: "connected", link 0x2, the cable's speed, the
  *                port's IPv4 addresses, peer {the far port's domain UUID,
  *                the far node's machine_name and model, rdma_service =
- *                far node's RDMA}; empty: "empty", link 0x100, speed
- *                null, peer null, no address unless the scenario gives one;
+ *                far node's RDMA and RDMA devices}; empty: "empty", link
+ *                0x100, speed null, peer null, no address unless the
+ *                scenario gives one;
  *                a cabled port marked reports_empty is reported empty (its
  *                far end still reports the cable: a one-sided link)
  *   bridge       exists; active as the scenario says; members: every
@@ -22,7 +23,10 @@
  *                cabled, seen, both ends enabled and not port_down, else
  *                DOWN;
  *                ipv4_gid when the interface has an address.  disabled:
- *                no devices (ibv_devices lists none)
+ *                no devices (ibv_devices lists none).  enabled without
+ *                rdma_devices (a Thunderbolt 4 Mac, MLX issue 3777): no
+ *                devices either, and its peers see no RDMA service from
+ *                it, their ports to it DOWN
  *   network      the scenario's "lan" interfaces, in its order, with their
  *                kind, port and addresses; null without "lan"
  *   memory       total = memory_gb GiB; in use = memory_load, drifting by
@@ -90,7 +94,7 @@ fill_port(const struct scenario *s, const struct scenario_port *sp, struct repor
 	REPORT_SET(rp->peer.domain_uuid, peer->ports[sp->peer_receptacle - 1].domain_uuid);
 	REPORT_SET(rp->peer.name, peer->machine_name);
 	REPORT_SET(rp->peer.model, peer->model);
-	rp->peer.rdma_service = peer->rdma ? TRI_TRUE : TRI_FALSE;
+	rp->peer.rdma_service = peer->rdma && peer->rdma_devices ? TRI_TRUE : TRI_FALSE;
 }
 
 static void
@@ -118,12 +122,16 @@ fill_rdma(const struct scenario *s, const struct scenario_node *n, struct report
 		return;
 	}
 	rd->state = RDMA_STATE_ENABLED;
+	if (!n->rdma_devices) {
+		rd->n_devices = 0;
+		return;
+	}
 	rd->n_devices = n->receptacles;
 	for (int r = 0; r < n->receptacles; r++) {
 		const struct scenario_port *sp = &n->ports[r];
 		struct report_rdma_device *d = &rd->devices[r];
 		int active = sp->cable >= 0 && !sp->port_down && !sp->reports_empty &&
-		    s->nodes[sp->peer_node].rdma;
+		    s->nodes[sp->peer_node].rdma && s->nodes[sp->peer_node].rdma_devices;
 
 		report_rdma_device_init(d);
 		snprintf(d->name, sizeof(d->name), "rdma_%s", sp->interface);

@@ -31,8 +31,8 @@ static const char *const top_keys[] = {
 static const char *const node_keys[] = {
 	"name", "serial", "hardware_uuid", "lan",
 	"model", "chip", "memory_gb", "os_version", "os_build", "machine_name",
-	"receptacles", "interfaces", "rdma", "bridge_active", "unreachable",
-	"gpu_wired_limit_mb", "memory_load", "power_watts", "boot_time", NULL
+	"receptacles", "interfaces", "rdma", "rdma_devices", "bridge_active",
+	"unreachable", "gpu_wired_limit_mb", "memory_load", "power_watts", "boot_time", NULL
 };
 /* What defaults may hold: node_keys without those naming one machine. */
 #define DEFAULT_KEYS (node_keys + 4)
@@ -81,6 +81,7 @@ static const struct node_val {
 	NODE_VAL(boot_time, VAL_DOUBLE, 0, BOOT_MAX, 0, 0, NAN,
 	    "must be unix seconds from 0 to 4102444800"),
 	NODE_VAL(rdma, VAL_BOOL, 0, 1, 0, 0, 1, "must be true or false"),
+	NODE_VAL(rdma_devices, VAL_BOOL, 0, 1, 0, 0, 1, "must be true or false"),
 	NODE_VAL(bridge_active, VAL_BOOL, 0, 1, 0, 0, 0, "must be true or false"),
 	NODE_VAL(unreachable, VAL_BOOL, 0, 1, 0, 0, 0, "must be true or false"),
 };

@@ -25,6 +25,10 @@
  *      "interfaces": ["en2", ...],      receptacle r's device is
  *                                       interfaces[r-1]; default en(r+1)
  *      "rdma": true,                    rdma_ctl enabled (default true)
+ *      "rdma_devices": true,            with "rdma" true, ibv_devices lists
+ *                                       a device per receptacle (true);
+ *                                       false: none, a Thunderbolt 4 Mac
+ *                                       (ml-explore/mlx issue 3777)
  *      "bridge_active": false,          Thunderbolt Bridge up (false)
  *      "unreachable": false,            the sim collection fails (false)
  *      "gpu_wired_limit_mb": 0,         iogpu.wired_limit_mb; 0 = default
@@ -144,6 +148,7 @@ struct scenario_node {
 	double power_watts;
 	double boot_time;                 /* unix seconds */
 	int rdma;                         /* 0/1 */
+	int rdma_devices;                 /* 0/1: RDMA devices when rdma is on */
 	int bridge_active;                /* 0/1 */
 	int unreachable;                  /* 0/1 */
 	int receptacles;

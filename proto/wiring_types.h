@@ -37,7 +37,11 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
  * them in this order, the one to fix first: a new verdict goes where its
  * fix ranks.  pass, unknown, missing and miswired stay first: the engine
  * finds them by matching what is cabled against what is expected, before
- * it checks any cable.
+ * it checks any cable.  rdma-unavailable comes before rdma-off: an end
+ * that cannot do RDMA at all (rdma_ctl says enabled, ibv_devices lists
+ * nothing: a Thunderbolt 4 Mac, ml-explore/mlx issue 3777) is the first
+ * thing to know, since turning RDMA on at the other end would not make
+ * the link an RDMA link.
  */
 #define WIRING_VERDICTS(X) \
 	X(WIRING_PASS, "pass", "the link works: nothing to fix") \
@@ -47,6 +51,8 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
 	X(WIRING_ONE_SIDED, "one-sided", "seen from one end only") \
 	X(WIRING_BRIDGE_LOOP, "bridge-loop", \
 	    "the Thunderbolt Bridge is active with Thunderbolt members") \
+	X(WIRING_RDMA_UNAVAILABLE, "rdma-unavailable", \
+	    "an end has RDMA enabled but no RDMA device (Thunderbolt 4)") \
 	X(WIRING_RDMA_OFF, "rdma-off", \
 	    "RDMA disabled at an end, or the far end sees no RDMA service") \
 	X(WIRING_PORT_DOWN, "port-down", "cable up, RDMA port down") \

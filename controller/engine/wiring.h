@@ -121,8 +121,9 @@ int wiring_plan_fits(const struct wiring_plan_link *links, int n,
     const struct wiring_node *nodes, int n_nodes, char *err, size_t errlen);
 
 /* 0 when the receptacle of node nodes[i] is known not to carry RDMA (RDMA
- * on, no device for its interface; or a peer with RDMA on sees no RDMA
- * service from it); 1 otherwise. */
+ * on, no device for its interface, which is every receptacle of a Mac
+ * with no RDMA device at all; or a peer with RDMA on and RDMA devices sees
+ * no RDMA service from it); 1 otherwise. */
 int wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
     const struct wiring_port *p);
 

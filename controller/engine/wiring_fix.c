@@ -143,6 +143,8 @@ wiring_evidence(const struct wiring_graph *g, int i, int p, const char *name,
 		    fp[0] ? fp : "none", (char *)NULL);
 	}
 	wiring_sb_cat(&b, "; RDMA ", report_rdma_state_str(nd->rdma), (char *)NULL);
+	if (nd->rdma == RDMA_STATE_ENABLED && nd->n_devices == 0)
+		wiring_sb_cat(&b, ", ibv_devices lists none", (char *)NULL);
 	if (nd->bridge_active == TRI_TRUE)
 		wiring_sb_cat(&b, "; Thunderbolt Bridge active", (char *)NULL);
 	if (nd->os_build[0])

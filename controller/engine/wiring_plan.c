@@ -86,8 +86,10 @@ check_nodes(struct plan_state *s, int need, enum wiring_topology topo, char *err
 			    &nd->ports[p]);
 		if (usable_count(s, i) < need) {
 			snprintf(err, errlen, "a %s of %d needs %d receptacle%s carrying RDMA on "
-			    "each node; %s has %d", topo == WIRING_TOPO_RING ? "ring" : "full mesh",
-			    s->n, need, need == 1 ? "" : "s", nd->name, usable_count(s, i));
+			    "each node; %s has %d%s", topo == WIRING_TOPO_RING ? "ring" : "full mesh",
+			    s->n, need, need == 1 ? "" : "s", nd->name, usable_count(s, i),
+			    nd->rdma == RDMA_STATE_ENABLED && nd->n_devices == 0 ?
+			    " (RDMA enabled but no RDMA device: it needs Thunderbolt 5)" : "");
 			return -1;
 		}
 	}

@@ -55,6 +55,59 @@ bridge_loop_fix(const struct wiring_graph *g, int i, int p, const struct wiring_
 		    "-setnetworkserviceenabled \"Thunderbolt Bridge\" off)", g->nodes[i].name);
 }
 
+/* ---- rdma-unavailable ----------------------------------------------- */
+
+/*
+ * rdma_ctl says enabled, and ibv_devices ran and lists nothing: the Mac
+ * cannot do RDMA over Thunderbolt at all.  ml-explore/mlx issue 3777: M4
+ * Mac minis (Thunderbolt 4) with `rdma_ctl status` "enabled" (and nvram
+ * rdma-enable 1, after rdma_ctl enable twice and a cold boot) and an empty
+ * `ibv_devices`, which MLX reports as "does not seem to have RDMA enabled":
+ * RDMA over Thunderbolt needs Thunderbolt 5 (exo issue 1915).  exo PR 1813
+ * (closed) saw rdma_enX devices on Thunderbolt 4 minis under macOS 26, so
+ * a Mac with devices is not judged here: only an empty list is this
+ * verdict.  A list not read (n_devices -1) is no evidence either way.
+ */
+static int
+rdma_unavailable(const struct wiring_node *n)
+{
+	return n->rdma == RDMA_STATE_ENABLED && n->n_devices == 0;
+}
+
+/* Node i's side of link l, and the other side's node if it is a member
+ * with a fresh report. */
+static const struct wiring_node *
+other_end(const struct wiring_graph *g, const struct wiring_side *s,
+    const struct wiring_link *l)
+{
+	const struct wiring_side *o = s == &l->a ? &l->b : &l->a;
+	int j = wiring_graph_node(g, o->node);
+
+	return j >= 0 && g->nodes[j].freshness == WIRING_REPORT_FRESH ? &g->nodes[j] : NULL;
+}
+
+static void
+rdma_unavailable_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i], *o = other_end(g, s, l);
+	int both = o != NULL && o != nd && rdma_unavailable(o);
+
+	(void)p;
+	if (!rdma_unavailable(nd) || (both && s == &l->b))
+		return;     /* not this end's problem, or said with a's */
+	if (both)
+		wiring_fix_add(l, "%s and %s report RDMA enabled but no RDMA device: RDMA over "
+		    "Thunderbolt needs Thunderbolt 5 at both ends (MLX issue 3777); use Macs with "
+		    "Thunderbolt 5 ports, or, if they have them, restart them and check that "
+		    "ibv_devices lists their rdma_en devices", nd->name, o->name);
+	else
+		wiring_fix_add(l, "%s reports RDMA enabled but no RDMA device: RDMA over "
+		    "Thunderbolt needs Thunderbolt 5 at both ends (MLX issue 3777); use a Mac with "
+		    "Thunderbolt 5 ports, or, if %s has them, restart it and check that "
+		    "ibv_devices lists its rdma_en devices", nd->name, nd->name);
+}
+
 /* ---- rdma-off ------------------------------------------------------- */
 
 static int
@@ -63,16 +116,39 @@ rdma_off_node(const struct wiring_node *n)
 	return n->rdma == RDMA_STATE_DISABLED;
 }
 
-/* The far end sees no RDMA service here, or RDMA is on and the port's
- * interface has no RDMA device. */
+/* The member at the far end of node i's port p, or -1. */
+static int
+far_node(const struct wiring_graph *g, int i, int p)
+{
+	int k = g->port_edge[i][p];
+	const struct wiring_edge *e;
+
+	if (k < 0)
+		return -1;
+	e = &g->edges[k];
+	return e->ai == i && e->ap == p ? e->bi : e->ai;
+}
+
+/*
+ * The far end sees no RDMA service here, or RDMA is on and the port's
+ * interface has no RDMA device.  Not when rdma-unavailable explains it:
+ * this end has no RDMA device at all (nor a say on its peers' services),
+ * or the far end has none (and may advertise no service).
+ */
 static int
 rdma_off_end(const struct wiring_graph *g, int i, int p)
 {
 	const struct wiring_node *n = &g->nodes[i];
 	const struct wiring_port *wp = &n->ports[p];
+	int f;
 
-	return wp->peer_rdma_service == TRI_FALSE || (n->rdma == RDMA_STATE_ENABLED &&
-	    n->n_devices >= 0 && wp->interface[0] && !wiring_device_for(n, wp->interface));
+	if (rdma_unavailable(n))
+		return 0;
+	if (wp->peer_rdma_service == TRI_FALSE &&
+	    !((f = far_node(g, i, p)) >= 0 && rdma_unavailable(&g->nodes[f])))
+		return 1;
+	return n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && wp->interface[0] &&
+	    !wiring_device_for(n, wp->interface);
 }
 
 static void
@@ -82,6 +158,8 @@ rdma_off_fix(const struct wiring_graph *g, int i, int p, const struct wiring_sid
 	const struct wiring_node *nd = &g->nodes[i];
 
 	(void)s;
+	if (rdma_unavailable(nd))
+		return;     /* no receptacle of it carries RDMA: rdma-unavailable's fix says why */
 	if (nd->rdma == RDMA_STATE_DISABLED)
 		wiring_fix_add(l, "boot %s into Recovery and run rdma_ctl enable", nd->name);
 	else if (p >= 0 && !wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p]))
@@ -191,6 +269,11 @@ const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT] = {
 	    .fix_cable = one_sided_fix},
 	[WIRING_BRIDGE_LOOP] = {.verdict = WIRING_BRIDGE_LOOP, .node = bridge_loop,
 	    .fix_end = bridge_loop_fix},
+	/* the far end's port is down because this end has no RDMA device: the
+	 * cause only */
+	[WIRING_RDMA_UNAVAILABLE] = {.verdict = WIRING_RDMA_UNAVAILABLE,
+	    .node = rdma_unavailable, .hides = BIT(WIRING_PORT_DOWN),
+	    .fix_end = rdma_unavailable_fix},
 	/* a port is down because RDMA is off: say the cause only */
 	[WIRING_RDMA_OFF] = {.verdict = WIRING_RDMA_OFF, .node = rdma_off_node,
 	    .end = rdma_off_end, .hides = BIT(WIRING_PORT_DOWN), .fix_end = rdma_off_fix},

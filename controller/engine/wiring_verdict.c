@@ -84,7 +84,9 @@ wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
 	for (int j = 0; j < n_nodes; j++) {
 		const struct wiring_node *o = &nodes[j];
 
-		if (j == i || o->rdma != RDMA_STATE_ENABLED || n->rdma != RDMA_STATE_ENABLED)
+		/* a peer with no RDMA device (rdma-unavailable) has no say */
+		if (j == i || o->rdma != RDMA_STATE_ENABLED || n->rdma != RDMA_STATE_ENABLED ||
+		    o->n_devices == 0)
 			continue;
 		for (int q = 0; q < o->n_ports && q < WIRING_PORTS_MAX; q++)
 			if (o->ports[q].has_peer && o->ports[q].peer_rdma_service == TRI_FALSE &&

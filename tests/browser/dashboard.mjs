@@ -13,7 +13,9 @@
 //     the wiring view (web/js/topology.js) on answers shaped as the wiring
 //     API's contract (tests/browser/topology/*.json): verdicts told apart by
 //     dash, marker and words, not colour alone; evidence and fix on focus;
-//     two cables between one pair, a missing and an unexpected cable.
+//     two cables between one pair, a missing and an unexpected cable; a
+//     link to a Mac with RDMA enabled and no RDMA device (rdma-unavailable,
+//     MLX issue 3777) drawn as a fault, apart from degraded, with its fix.
 import { launch, ok, failures, loggedIn, shot, api } from './lib.mjs';
 
 const [, , which, url, token, shots, agentPid, ctrlPid] = process.argv;
@@ -223,7 +225,50 @@ async function topology(browser) {
   await page.waitForFunction(() => /Unplug/.test(document.querySelector('.link-detail').textContent), null, { timeout: T });
   ok(true, 'hovering the unexpected cable shows its fix');
   await shot(page, shots, 'topology-mixed');
+  await checkRdmaUnavailable(page);
   await ctx.close();
+}
+
+/** degraded.json with mac3 an M4 Mac mini whose rdma_ctl says enabled and whose
+ *  ibv_devices lists nothing (ml-explore/mlx issue 3777): its 40 Gb/s link is
+ *  rdma-unavailable (and degraded), as tbctl wiring check gives it on
+ *  tests/scenarios/rdma-unavailable.json; served in place of a fixture file. */
+async function checkRdmaUnavailable(page) {
+  const w = (await api(url, '/topology-test/degraded.json', '')).body;
+  const l = w.links.find((x) => x.verdict === 'degraded');
+  l.verdict = 'rdma-unavailable';
+  l.problems = ['rdma-unavailable', 'degraded'];
+  l.b.rdma_device = null;
+  l.evidence.b = 'mac3 tb3 (en3): connected at 40 Gb/s, peer 5D6E7F80 with RDMA service, IPv4 169.254.3.2, ' +
+    'no RDMA device; RDMA enabled, ibv_devices lists none; build 25C56';
+  l.fix = 'mac3 reports RDMA enabled but no RDMA device: RDMA over Thunderbolt needs Thunderbolt 5 at both ends ' +
+    '(MLX issue 3777); use a Mac with Thunderbolt 5 ports, or, if mac3 has them, restart it and check that ' +
+    'ibv_devices lists its rdma_en devices; ' + l.fix;
+  w.verdict_text = 'ring only: an RDMA ring through all 4 nodes, not a full mesh';
+  w.reasons = ['mac2 -- mac3: rdma-unavailable'];
+  await page.route('**/topology-test/rdma-unavailable.json', (r) =>
+    r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(w) }));
+  await page.goto(`${url}/topology-test/index.html?fixture=rdma-unavailable`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: T });
+  const sel = 'svg.topo .link[data-verdict=rdma-unavailable]';
+  const look = await page.$$eval(sel, (gs) => gs.map((g) => ({
+    cls: g.getAttribute('class'), text: g.querySelector('.lbl').textContent, label: g.getAttribute('aria-label'),
+    dash: getComputedStyle(g.querySelector('.wire')).strokeDasharray,
+    mark: g.querySelector('.mk').tagName + (g.querySelector('.mk').getAttribute('d') || '').replace(/[0-9.\s-]/g, ''),
+  })));
+  ok(look.length === 1, 'one link drawn as rdma-unavailable', JSON.stringify(look));
+  if (look.length !== 1) return;
+  const pass = await page.$eval('svg.topo .link[data-verdict=pass] .wire', (e) => getComputedStyle(e).strokeDasharray);
+  ok(/\bbad\b/.test(look[0].cls) && look[0].dash !== 'none' && look[0].dash !== pass && look[0].mark === 'pathMLML',
+    'as a fault: dotted, with a cross, not as degraded', JSON.stringify(look[0]));
+  ok(/rdma-unavailable 40G/.test(look[0].text) && /rdma-unavailable/.test(look[0].label),
+    'saying rdma-unavailable in words and in its spoken label', JSON.stringify(look[0]));
+  await page.hover(`${sel} .hit`);
+  await page.waitForFunction(() => /Thunderbolt 5 at both ends/.test(document.querySelector('.link-detail').textContent), null, { timeout: T });
+  const detail = await page.textContent('.link-detail');
+  ok(detail.includes(l.fix) && detail.includes(l.evidence.b) && /Also\s*degraded/.test(detail),
+    'hovering it shows the fix, the evidence and the other problem (degraded)', detail);
+  await shot(page, shots, 'topology-rdma-unavailable');
 }
 
 let browser = null;

@@ -84,6 +84,23 @@ check_jq "missing: no speed, no receptacle" "$TMP/w.json" "$(link mac3 mac4) | .
 fault bridge-active.json mac1 mac2 bridge-loop "turn off the Thunderbolt Bridge on mac2"
 check_jq "bridge-loop on all three of mac2's links" "$TMP/w.json" '[.links[] | select(.verdict == "bridge-loop")] | length == 3'
 fault rdma-off.json mac1 mac3 rdma-off "boot mac3 into Recovery and run rdma_ctl enable"
+# mac4 an M4 Mac mini (Thunderbolt 4): rdma_ctl says enabled, ibv_devices lists
+# nothing (ml-explore/mlx issue 3777): rdma-unavailable, not rdma-off, with why
+fault rdma-unavailable.json mac1 mac4 rdma-unavailable "mac4 reports RDMA enabled but no RDMA device: RDMA over Thunderbolt needs Thunderbolt 5 at both ends (MLX issue 3777); use a Mac with Thunderbolt 5 ports"
+check_jq "rdma-unavailable: mac4's three links, none rdma-off, mac4 without a device" "$TMP/w.json" '
+	([.links[] | select(.verdict == "rdma-unavailable" and (.a.node == "mac4" or .b.node == "mac4"))] | length) == 3 and
+	([.links[] | select(.pass)] | length) == 3 and ([.links[].problems[] | select(. == "rdma-off" or . == "port-down")] | length) == 0 and
+	([.links[] | select(.b.node == "mac4")][0] | .b.rdma_device == null and (.evidence.b | contains("RDMA enabled, ibv_devices lists none")))'
+"$CTL" wiring check studio4 >"$TMP/table.txt"; rc=$?
+check_eq "rdma-unavailable: the table exits 1" 1 $rc
+check "rdma-unavailable: the table gives the verdict and the fix" grep -qE '^mac1:3--mac4:2 +rdma-unavailable +.*mac4 reports RDMA enabled but no RDMA device: RDMA over Thunderbolt needs Thunderbolt 5 at both ends' "$TMP/table.txt"
+sed -n '1p; /rdma-unavailable/p' "$TMP/table.txt" | sed 's/^/# /'
+for _ in $(seq 50); do
+	curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+	grep -q 'link="mac1 -- mac4",a="mac1",b="mac4",verdict="rdma-unavailable"} 0$' "$TMP/metrics.txt" && break
+	sleep 0.2
+done
+check "rdma-unavailable: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac4",a="mac1",b="mac4",verdict="rdma-unavailable"} 0$' "$TMP/metrics.txt"
 fault port-down.json mac1 mac4 port-down "rdma_en4 on mac1 is down"
 fault no-ipv4.json mac1 mac3 no-ipv4 "give mac3 en2 (receptacle 1) an IPv4 address"
 check_jq "no-ipv4: that end has no address" "$TMP/w.json" "$(link mac1 mac3) | .b.ipv4 == null and .a.ipv4 != null"

@@ -51,6 +51,7 @@ test_words_parse_back(void **state)
 	/* the words the API and the stored results have always used */
 	assert_string_equal(wiring_verdict_str(WIRING_PASS), "pass");
 	assert_string_equal(wiring_verdict_str(WIRING_BRIDGE_LOOP), "bridge-loop");
+	assert_string_equal(wiring_verdict_str(WIRING_RDMA_UNAVAILABLE), "rdma-unavailable");
 	assert_string_equal(wiring_verdict_str(WIRING_OS_SKEW), "os-skew");
 }
 
@@ -87,6 +88,11 @@ test_every_verdict_has_its_row(void **state)
 	}
 	assert_true(last_structural < first_checked);
 	assert_int_equal(wiring_rules[WIRING_RDMA_OFF].hides, BIT(WIRING_PORT_DOWN));
+	/* an end with no RDMA device at all (ml-explore/mlx issue 3777) is told
+	 * before RDMA off: enabling RDMA at the other end would not help; it
+	 * explains its peers' ports down as rdma-off does */
+	assert_int_equal(WIRING_RDMA_UNAVAILABLE + 1, WIRING_RDMA_OFF);
+	assert_int_equal(wiring_rules[WIRING_RDMA_UNAVAILABLE].hides, BIT(WIRING_PORT_DOWN));
 }
 
 static void
@@ -98,7 +104,10 @@ test_help_lists_every_verdict(void **state)
 	(void)state;
 	assert_true(n < sizeof(buf));
 	assert_int_equal(n, strlen(buf));
-	assert_non_null(strstr(buf, "  degraded     below 80 Gb/s\n"));
+	/* the words padded to the longest, rdma-unavailable */
+	assert_non_null(strstr(buf, "  degraded          below 80 Gb/s\n"));
+	assert_non_null(strstr(buf, "\n  rdma-unavailable  an end has RDMA enabled but no RDMA "
+	    "device (Thunderbolt 4)\n  rdma-off          "));
 	for (int v = 0; v < WIRING_VERDICT_COUNT; v++) {
 		const char *w = wiring_verdict_str((enum wiring_verdict)v);
 		const char *m = wiring_verdict_meaning((enum wiring_verdict)v);
@@ -133,6 +142,7 @@ test_help_lists_every_verdict(void **state)
 static const char *const scenarios[WIRING_VERDICT_COUNT] = {
 	[WIRING_ONE_SIDED] = "one-sided.json",
 	[WIRING_BRIDGE_LOOP] = "bridge-active.json",
+	[WIRING_RDMA_UNAVAILABLE] = "rdma-unavailable.json",
 	[WIRING_RDMA_OFF] = "rdma-off.json",
 	[WIRING_PORT_DOWN] = "port-down.json",
 	[WIRING_NO_IPV4] = "no-ipv4.json",
