@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixture_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,43 +21,18 @@
 #include "darwin_parse.h"
 #include "macos_json.h"
 
-/* tests/fixtures/DIR/NAME, NUL-terminated; the caller frees it. */
-static char *
-fixture_in(const char *dir, const char *name)
-{
-	const char *top = getenv("TBMESH_TOP");
-	char path[1024];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", top ? top : ".", dir, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* A fixture of tests/fixtures/macos/. */
 static char *
 fixture(const char *name)
 {
-	return fixture_in("macos", name);
+	return fx_fixture("macos", name, NULL);
 }
 
 /* A real capture of another project, tests/fixtures/captures/NAME (its README.md says whose). */
 static char *
 capture(const char *name)
 {
-	return fixture_in("captures", name);
+	return fx_fixture("captures", name, NULL);
 }
 
 static struct report *

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixture_text.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,38 +41,11 @@
 		fail_msg("%s is %.17g, expected NAN", #got, (double)(got));	\
 } while (0)
 
-/* The bytes of tests/fixtures/DIR/NAME, NUL-terminated; the caller frees them. */
-static char *
-fixture_in(const char *dir, const char *name, size_t *len)
-{
-	const char *top = getenv("TBMESH_TOP");
-	char path[1024];
-	FILE *f;
-	char *buf;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", top ? top : ".", dir, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	if (len != NULL)
-		*len = (size_t)n;
-	return buf;
-}
-
 /* A fixture of tests/fixtures/macos/. */
 static char *
 fixture(const char *name, size_t *len)
 {
-	return fixture_in("macos", name, len);
+	return fx_fixture("macos", name, len);
 }
 
 /*
@@ -80,7 +55,7 @@ fixture(const char *name, size_t *len)
 static char *
 capture(const char *name, size_t *len)
 {
-	return fixture_in("captures", name, len);
+	return fx_fixture("captures", name, len);
 }
 
 static struct report_thunderbolt *
@@ -226,7 +201,7 @@ static void
 assert_prefixes_fail_in(const char *dir, const char *name, int (*parse)(const char *, size_t))
 {
 	size_t len, end;
-	char *json = fixture_in(dir, name, &len);
+	char *json = fx_fixture(dir, name, &len);
 
 	end = (size_t)(strrchr(json, '}') - json);
 	for (size_t n = 0; n <= end; n++) {

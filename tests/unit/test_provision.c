@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixture_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +22,7 @@
 static char *
 fixture(const char *name)
 {
-	char path[512];
-	FILE *f;
-	char *buf = calloc(1, 1 << 20);
-	size_t n;
-
-	const char *top = getenv("TBMESH_TOP");
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/macos/%s", top ? top : ".", name);
-	f = fopen(path, "r");
-	if (f == NULL)
-		fail_msg("cannot open %s (run from the top or set TBMESH_TOP)", path);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return fx_fixture("macos", name, NULL);
 }
 
 static const char PMSET_FRESH[] =
