@@ -16,11 +16,16 @@
  *                0x100, speed null, peer null, no address unless the
  *                scenario gives one;
  *                a cabled port marked reports_empty is reported empty (its
- *                far end still reports the cable: a one-sided link)
+ *                far end still reports the cable: a one-sided link);
+ *                via_hub true and hub its name at the end whose port the
+ *                scenario gives a "hub", false (direct) at every other
+ *                cabled end, the far one included, as real captures show
+ *                (tests/fixtures/captures/README.md)
  *   bridge       exists; active as the scenario says; members: every
  *                Thunderbolt interface when active, none otherwise
  *   rdma         enabled: one device rdma_<if> per receptacle, ACTIVE when
- *                cabled, seen, both ends enabled and not port_down, else
+ *                cabled, seen, both ends enabled and not port_down, and
+ *                no hub at either end (no RDMA through a dock), else
  *                DOWN;
  *                ipv4_gid when the interface has an address.  disabled:
  *                no devices (ibv_devices lists none).  enabled without
@@ -95,6 +100,10 @@ fill_port(const struct scenario *s, const struct scenario_port *sp, struct repor
 	REPORT_SET(rp->peer.name, peer->machine_name);
 	REPORT_SET(rp->peer.model, peer->model);
 	rp->peer.rdma_service = peer->rdma && peer->rdma_devices ? TRI_TRUE : TRI_FALSE;
+	/* a dock or hub at this end: the peer nested under it (via-hub); the
+	 * far end, whose "hub" is not set, sees this one as direct */
+	rp->via_hub = sp->hub[0] ? TRI_TRUE : TRI_FALSE;
+	REPORT_SET(rp->hub, sp->hub);
 }
 
 static void
@@ -131,7 +140,9 @@ fill_rdma(const struct scenario *s, const struct scenario_node *n, struct report
 		const struct scenario_port *sp = &n->ports[r];
 		struct report_rdma_device *d = &rd->devices[r];
 		int active = sp->cable >= 0 && !sp->port_down && !sp->reports_empty &&
-		    s->nodes[sp->peer_node].rdma && s->nodes[sp->peer_node].rdma_devices;
+		    s->nodes[sp->peer_node].rdma && s->nodes[sp->peer_node].rdma_devices &&
+		    !sp->hub[0] &&
+		    !s->nodes[sp->peer_node].ports[sp->peer_receptacle - 1].hub[0];
 
 		report_rdma_device_init(d);
 		snprintf(d->name, sizeof(d->name), "rdma_%s", sp->interface);

@@ -37,7 +37,8 @@ static const char *const node_keys[] = {
 /* What defaults may hold: node_keys without those naming one machine. */
 #define DEFAULT_KEYS (node_keys + 4)
 static const char *const cable_keys[] = { "a", "b", "speed_gbps", NULL };
-static const char *const port_keys[] = { "port", "ipv4", "port_down", "reports_empty", NULL };
+static const char *const port_keys[] = { "port", "ipv4", "port_down", "reports_empty", "hub",
+	NULL };
 
 #define NODE_STR(key, dflt) \
 	{ #key, offsetof(struct scenario_node, key), sizeof(((struct scenario_node *)0)->key), dflt }
@@ -586,6 +587,27 @@ port_flag(struct parse *p, const cJSON *obj, const char *key, const char *where,
 	return 0;
 }
 
+/* "hub": the dock or hub the cable goes through at this end (absent: none);
+ * it needs a cable. */
+static int
+port_hub(struct parse *p, const cJSON *obj, const char *where, int node, int r,
+    struct scenario_port *pt)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "hub");
+
+	if (it == NULL)
+		return 0;
+	if (!cJSON_IsString(it) || it->valuestring[0] == '\0' ||
+	    strlen(it->valuestring) > SCENARIO_STR_MAX)
+		return scenario_fail(p, "%s.hub: must be a name of 1 to %d characters", where,
+		    SCENARIO_STR_MAX);
+	if (pt->cable < 0)
+		return scenario_fail(p, "%s.hub: %s receptacle %d has no cable", where,
+		    p->s->nodes[node].name, r);
+	snprintf(pt->hub, sizeof(pt->hub), "%s", it->valuestring);
+	return 0;
+}
+
 /* A ports[] entry: {"port": "mac3:4", "ipv4": ..., "port_down": ...}. */
 static int
 parse_port(struct parse *p, const cJSON *obj, int i)
@@ -609,7 +631,9 @@ parse_port(struct parse *p, const cJSON *obj, int i)
 		return -1;
 	if (port_flag(p, obj, "port_down", where, node, r, &pt->port_down) == -1)
 		return -1;
-	return port_flag(p, obj, "reports_empty", where, node, r, &pt->reports_empty);
+	if (port_flag(p, obj, "reports_empty", where, node, r, &pt->reports_empty) == -1)
+		return -1;
+	return port_hub(p, obj, where, node, r, pt);
 }
 
 static int

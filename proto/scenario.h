@@ -58,17 +58,24 @@
  *      "ipv4": false,                   true: the default; false: none;
  *                                       ["10.0.0.1", ...]: these (<= 8)
  *      "port_down": true,               RDMA port down at this end
- *      "reports_empty": true            this end reports the port empty
+ *      "reports_empty": true,           this end reports the port empty
  *                                       though cabled; the far end still
  *                                       sees the cable (a one-sided link)
+ *      "hub": "CalDigit TS4"            the cable goes through this dock or
+ *                                       hub at this end: this end reports
+ *                                       its peer behind it (via_hub, hub),
+ *                                       the far end as direct, as real
+ *                                       captures show; no RDMA over it
+ *                                       (both ends' RDMA ports down).  A
+ *                                       name of 1 to 63 characters
  *    }]
  *   }
  *
  * Rules: an endpoint is "node:receptacle" ("mac1:tb2" reads too) with the
  * receptacle in 1..receptacles.  A receptacle carries at most one cable; a
  * cable joins two different nodes; two cables between one pair are fine.
- * A port is listed at most once in "ports"; "port_down" and "reports_empty"
- * need a cable, and each
+ * A port is listed at most once in "ports"; "port_down", "reports_empty"
+ * and "hub" need a cable, and each
  * affects only the end it names (list both ends for a link down on both
  * sides); addresses may be given to an empty port (a static address).
  * Duplicate serials or hardware UUIDs are accepted: a test may want them.
@@ -119,6 +126,8 @@ struct scenario_port {
 	double speed_gbps;                /* negotiated; NAN when empty */
 	int port_down;                    /* fault: RDMA port down though cabled */
 	int reports_empty;                /* fault: this end does not see its cable */
+	char hub[SCENARIO_STR_MAX + 1];   /* fault: the dock or hub the cable goes
+					     through at this end; "" direct */
 	int n_ipv4;                       /* 0 or more once parsed */
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
 };

@@ -41,7 +41,14 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
  * that cannot do RDMA at all (rdma_ctl says enabled, ibv_devices lists
  * nothing: a Thunderbolt 4 Mac, ml-explore/mlx issue 3777) is the first
  * thing to know, since turning RDMA on at the other end would not make
- * the link an RDMA link.
+ * the link an RDMA link.  via-hub comes right after one-sided, before
+ * bridge-loop and the RDMA verdicts: a cable that goes through a dock or
+ * hub (the Mac at one end is nested in another device's _items in
+ * system_profiler; the other end sees it as direct) can never carry RDMA,
+ * so the other fixes (bridge, RDMA, the port, a cable's speed) would not
+ * make it an RDMA link; the first thing to do is to cable the two ports
+ * directly.  one-sided stays before it: a cable only one end sees is to
+ * reseat first, and its far end's view is not known.
  */
 #define WIRING_VERDICTS(X) \
 	X(WIRING_PASS, "pass", "the link works: nothing to fix") \
@@ -49,6 +56,7 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
 	X(WIRING_MISSING, "missing", "no cable") \
 	X(WIRING_MISWIRED, "miswired", "a cable to another node or receptacle than planned") \
 	X(WIRING_ONE_SIDED, "one-sided", "seen from one end only") \
+	X(WIRING_VIA_HUB, "via-hub", "the cable goes through a dock or hub: no RDMA over it") \
 	X(WIRING_BRIDGE_LOOP, "bridge-loop", \
 	    "the Thunderbolt Bridge is active with Thunderbolt members") \
 	X(WIRING_RDMA_UNAVAILABLE, "rdma-unavailable", \
@@ -104,6 +112,11 @@ struct wiring_port {
 	int has_peer;                     /* a host (Mac) at the far end */
 	wiring_uuid peer_uuid;            /* the far end's domain */
 	enum tri peer_rdma_service;       /* the far end advertises RDMA */
+	enum tri via_hub;                 /* the peer sits behind a dock or hub plugged
+					     into this port (TRI_TRUE), is cabled
+					     straight to it (TRI_FALSE), or not known */
+	char hub[64];                     /* that dock or hub ("CalDigit TS4"); "" none
+					     or no name */
 };
 
 struct wiring_rdma_device {

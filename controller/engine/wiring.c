@@ -103,9 +103,15 @@ port_from_report(struct wiring_port *wp, const struct report_port *rp)
 	wp->has_peer = rp->has_peer && rp->peer.domain_uuid[0] != '\0';
 	wp->peer_uuid[0] = '\0';
 	wp->peer_rdma_service = TRI_NULL;
+	wp->via_hub = TRI_NULL;
+	wp->hub[0] = '\0';
 	if (wp->has_peer) {
 		wiring_scopy(wp->peer_uuid, sizeof(wp->peer_uuid), rp->peer.domain_uuid);
 		wp->peer_rdma_service = rp->peer.rdma_service;
+		/* a Mac behind a dock or hub on this port (via-hub) */
+		wp->via_hub = rp->via_hub;
+		if (rp->via_hub == TRI_TRUE)
+			wiring_scopy(wp->hub, sizeof(wp->hub), rp->hub);
 	}
 }
 

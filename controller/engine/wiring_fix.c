@@ -106,6 +106,9 @@ port_evidence(const struct wiring_node *nd, const struct wiring_port *wp, struct
 		wiring_sb_putn(b, wp->peer_uuid, 8);
 		wiring_sb_cat(b, wp->peer_rdma_service == TRI_FALSE ? " without RDMA service" :
 		    wp->peer_rdma_service == TRI_TRUE ? " with RDMA service" : "", (char *)NULL);
+		if (wp->via_hub == TRI_TRUE)    /* via-hub */
+			wiring_sb_cat(b, " behind a dock or hub", wp->hub[0] ? " (" : "", wp->hub,
+			    wp->hub[0] ? ")" : "", (char *)NULL);
 	}
 	if (wp->n_ipv4 == 0)
 		wiring_sb_cat(b, ", no IPv4", (char *)NULL);

@@ -108,7 +108,10 @@ put_link(struct plan_state *s, int i, int p, int j, int q)
 	snprintf(l->b.receptacle, sizeof(l->b.receptacle), "%s", s->nodes[j].ports[q].receptacle);
 }
 
-/* A cable already between i and j on free usable ports: keep it. */
+/* A cable already between i and j on free usable ports: keep it.  A cable
+ * through a dock or hub (via-hub) keeps its two receptacles too: they carry
+ * RDMA once joined directly, which is its fix; the check against the plan
+ * says via-hub until they are. */
 static int
 keep_cable(struct plan_state *s, const struct wiring_graph *g, int i, int j)
 {

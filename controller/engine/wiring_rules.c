@@ -36,6 +36,78 @@ one_sided_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct 
 	    "and replace it if that does not help", g->nodes[e->ai].name, ta, tb);
 }
 
+/* ---- via-hub -------------------------------------------------------- */
+
+/*
+ * The cable goes through a dock or hub: the Mac at the far end of one of
+ * its ports is nested in another device's _items in system_profiler
+ * SPThunderboltDataType (the agent's via_hub).  The far end sees that Mac
+ * as direct (issue 19's research, point 2: the M3 Ultra / M4 Max capture
+ * through a ThunderBay Flex 8 at 40 Gb/s, "RDMA works only over the 80
+ * Gb/s one"), so either end's word is enough; a one-sided cable's far end
+ * reports something else on that port and has no say.  No RDMA runs over
+ * it: the hub also explains the link's speed and its RDMA ports down, so
+ * degraded's fix (a shorter or active cable) and port-down's (reseat,
+ * reboot) are not told.
+ */
+static int
+via_hub_port(const struct wiring_graph *g, int i, int p)
+{
+	return i >= 0 && p >= 0 && g->nodes[i].ports[p].via_hub == TRI_TRUE;
+}
+
+static int
+via_hub(const struct wiring_graph *g, const struct wiring_edge *e)
+{
+	return via_hub_port(g, e->ai, e->ap) || (e->both && via_hub_port(g, e->bi, e->bp));
+}
+
+/* "the CalDigit TS4", or "the dock or hub" when it has no name. */
+static const char *
+hub_name(const struct wiring_port *wp, char *out, size_t n)
+{
+	struct wiring_sb b;
+
+	wiring_sb_init(&b, out, n);
+	wiring_sb_cat(&b, "the ", wp->hub[0] ? wp->hub : "dock or hub", (char *)NULL);
+	return out;
+}
+
+static void
+via_hub_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
+{
+	const struct wiring_node *a = &g->nodes[e->ai];
+	const struct wiring_port *pa = &a->ports[e->ap], *pb;
+	char ha[96], hb[96];
+
+	if (e->bi < 0)
+		return;
+	pb = &g->nodes[e->bi].ports[e->bp];
+	if (!e->both || !via_hub_port(g, e->bi, e->bp)) {
+		/* a's port goes to the hub */
+		wiring_fix_add(l, "unplug %s receptacle %s from %s and cable it directly to %s "
+		    "receptacle %s: RDMA needs a direct Thunderbolt 5 cable, not a dock or hub",
+		    a->name, pa->receptacle, hub_name(pa, ha, sizeof(ha)), g->nodes[e->bi].name,
+		    pb->receptacle);
+	} else if (!via_hub_port(g, e->ai, e->ap)) {
+		wiring_fix_add(l, "unplug %s receptacle %s from %s and cable it directly to %s "
+		    "receptacle %s: RDMA needs a direct Thunderbolt 5 cable, not a dock or hub",
+		    g->nodes[e->bi].name, pb->receptacle, hub_name(pb, hb, sizeof(hb)), a->name,
+		    pa->receptacle);
+	} else if (strcmp(pa->hub, pb->hub) == 0) {
+		wiring_fix_add(l, "unplug %s receptacle %s and %s receptacle %s from %s and cable "
+		    "them directly to each other: RDMA needs a direct Thunderbolt 5 cable, not a "
+		    "dock or hub", a->name, pa->receptacle, g->nodes[e->bi].name, pb->receptacle,
+		    hub_name(pa, ha, sizeof(ha)));
+	} else {
+		wiring_fix_add(l, "unplug %s receptacle %s from %s and %s receptacle %s from %s "
+		    "and cable them directly to each other: RDMA needs a direct Thunderbolt 5 "
+		    "cable, not a dock or hub", a->name, pa->receptacle,
+		    hub_name(pa, ha, sizeof(ha)), g->nodes[e->bi].name, pb->receptacle,
+		    hub_name(pb, hb, sizeof(hb)));
+	}
+}
+
 /* ---- bridge-loop ---------------------------------------------------- */
 
 static int
@@ -267,6 +339,9 @@ const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT] = {
 	[WIRING_MISWIRED] = {.verdict = WIRING_MISWIRED, .structural = 1},
 	[WIRING_ONE_SIDED] = {.verdict = WIRING_ONE_SIDED, .cable = one_sided,
 	    .fix_cable = one_sided_fix},
+	/* the hub is why the link is slow and its RDMA ports down: the cause only */
+	[WIRING_VIA_HUB] = {.verdict = WIRING_VIA_HUB, .cable = via_hub,
+	    .hides = BIT(WIRING_PORT_DOWN) | BIT(WIRING_DEGRADED), .fix_cable = via_hub_fix},
 	[WIRING_BRIDGE_LOOP] = {.verdict = WIRING_BRIDGE_LOOP, .node = bridge_loop,
 	    .fix_end = bridge_loop_fix},
 	/* the far end's port is down because this end has no RDMA device: the

@@ -69,6 +69,9 @@ fp_port(uint64_t h, const struct report_port *p)
 	if (p->has_peer) {
 		h = fnv_str(h, p->peer.domain_uuid);
 		h = fnv_u64(h, (uint64_t)(int64_t)p->peer.rdma_service);
+		/* a cable moved onto or off a dock or hub (via-hub) */
+		h = fnv_u64(h, (uint64_t)(int64_t)p->via_hub);
+		h = fnv_str(h, p->hub);
 	}
 	return h;
 }

@@ -101,6 +101,24 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 check "rdma-unavailable: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac4",a="mac1",b="mac4",verdict="rdma-unavailable"} 0$' "$TMP/metrics.txt"
+# mac2's end of mac1:1 -- mac2:4 goes through a CalDigit TS4: mac2 reports mac1
+# nested under the dock, mac1 reports mac2 as direct (as the real captures
+# show): via-hub, not degraded or port-down, with a fix naming the dock and both ends
+fault via-hub.json mac1 mac2 via-hub "unplug mac2 receptacle 4 from the CalDigit TS4 and cable it directly to mac1 receptacle 1: RDMA needs a direct Thunderbolt 5 cable"
+check_jq "via-hub: that link only, no degraded or port-down, the dock in mac2's evidence" "$TMP/w.json" '
+	([.links[] | select(.verdict == "via-hub")] | length) == 1 and ([.links[] | select(.pass)] | length) == 5 and
+	([.links[].problems[] | select(. == "degraded" or . == "port-down")] | length) == 0 and
+	([.links[] | select(.verdict == "via-hub")][0] | .speed_gbps == 40 and (.evidence.b | contains("behind a dock or hub (CalDigit TS4)")) and (.evidence.a | contains("behind") | not))'
+"$CTL" wiring check studio4 >"$TMP/table.txt"; rc=$?
+check_eq "via-hub: the table exits 1" 1 $rc
+check "via-hub: the table gives the verdict and the fix" grep -qE '^mac1:1--mac2:4 +via-hub +.*unplug mac2 receptacle 4 from the CalDigit TS4 and cable it directly to mac1 receptacle 1' "$TMP/table.txt"
+sed -n '1p; /via-hub/p' "$TMP/table.txt" | sed 's/^/# /'
+for _ in $(seq 50); do
+	curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+	grep -q 'link="mac1 -- mac2",a="mac1",b="mac2",verdict="via-hub"} 0$' "$TMP/metrics.txt" && break
+	sleep 0.2
+done
+check "via-hub: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac2",a="mac1",b="mac2",verdict="via-hub"} 0$' "$TMP/metrics.txt"
 fault port-down.json mac1 mac4 port-down "rdma_en4 on mac1 is down"
 fault no-ipv4.json mac1 mac3 no-ipv4 "give mac3 en2 (receptacle 1) an IPv4 address"
 check_jq "no-ipv4: that end has no address" "$TMP/w.json" "$(link mac1 mac3) | .b.ipv4 == null and .a.ipv4 != null"

@@ -227,6 +227,21 @@ test_port_faults(void **state)
 	assert_int_equal(m1->ports[1].port_down, 0);
 	assert_int_equal(m1->ports[1].reports_empty, 1);
 	assert_int_equal(m1->ports[0].reports_empty, 0);
+	assert_string_equal(m1->ports[0].hub, "");
+	scenario_free(s);
+}
+
+/* "hub": the cable goes through a dock at this end (via-hub); the far
+ * end's port has none. */
+static void
+test_port_hub(void **state)
+{
+	(void)state;
+	struct scenario *s = parse_ok(PORT("{\"port\": \"mac1:1\", \"hub\": \"CalDigit TS4\"}"));
+
+	assert_string_equal(s->nodes[0].ports[0].hub, "CalDigit TS4");
+	assert_string_equal(s->nodes[1].ports[2].hub, "");
+	assert_int_equal(s->nodes[0].ports[0].port_down, 0);
 	scenario_free(s);
 }
 
@@ -438,6 +453,12 @@ static const struct bad bad[] = {
 	{ PORT("{\"port\": \"mac1:1\", \"port_down\": 1}"), "ports[0].port_down: must be true or false" },
 	{ PORT("{\"port\": \"mac1:2\", \"reports_empty\": true}"),
 	  "ports[0].reports_empty: mac1 receptacle 2 has no cable" },
+	{ PORT("{\"port\": \"mac1:2\", \"hub\": \"CalDigit TS4\"}"),
+	  "ports[0].hub: mac1 receptacle 2 has no cable" },
+	{ PORT("{\"port\": \"mac1:1\", \"hub\": true}"),
+	  "ports[0].hub: must be a name of 1 to 63 characters" },
+	{ PORT("{\"port\": \"mac1:1\", \"hub\": \"\"}"),
+	  "ports[0].hub: must be a name of 1 to 63 characters" },
 	{ PORT("{\"port\": \"mac1:1\", \"ipv4\": \"10.0.0.1\"}"),
 	  "ports[0].ipv4: must be true, false or an array of at most 8 IPv4 addresses" },
 	{ PORT("{\"port\": \"mac1:1\", \"ipv4\": [\"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", "
@@ -638,6 +659,7 @@ main(void)
 		cmocka_unit_test(test_cables_resolve_both_ends),
 		cmocka_unit_test(test_derived_values_are_deterministic),
 		cmocka_unit_test(test_port_faults),
+		cmocka_unit_test(test_port_hub),
 		cmocka_unit_test(test_node_limit),
 		cmocka_unit_test(test_lan),
 		cmocka_unit_test(test_validation_errors),

@@ -52,6 +52,7 @@ test_words_parse_back(void **state)
 	assert_string_equal(wiring_verdict_str(WIRING_PASS), "pass");
 	assert_string_equal(wiring_verdict_str(WIRING_BRIDGE_LOOP), "bridge-loop");
 	assert_string_equal(wiring_verdict_str(WIRING_RDMA_UNAVAILABLE), "rdma-unavailable");
+	assert_string_equal(wiring_verdict_str(WIRING_VIA_HUB), "via-hub");
 	assert_string_equal(wiring_verdict_str(WIRING_OS_SKEW), "os-skew");
 }
 
@@ -93,6 +94,14 @@ test_every_verdict_has_its_row(void **state)
 	 * explains its peers' ports down as rdma-off does */
 	assert_int_equal(WIRING_RDMA_UNAVAILABLE + 1, WIRING_RDMA_OFF);
 	assert_int_equal(wiring_rules[WIRING_RDMA_UNAVAILABLE].hides, BIT(WIRING_PORT_DOWN));
+	/* a cable through a dock or hub (issue 19: a Mac nested in another
+	 * device's _items) never carries RDMA, whatever else is fixed: right
+	 * after one-sided, before bridge-loop; the hub explains the link's
+	 * speed and its RDMA ports down */
+	assert_int_equal(WIRING_ONE_SIDED + 1, WIRING_VIA_HUB);
+	assert_int_equal(WIRING_VIA_HUB + 1, WIRING_BRIDGE_LOOP);
+	assert_int_equal(wiring_rules[WIRING_VIA_HUB].hides,
+	    BIT(WIRING_PORT_DOWN) | BIT(WIRING_DEGRADED));
 }
 
 static void
@@ -108,6 +117,8 @@ test_help_lists_every_verdict(void **state)
 	assert_non_null(strstr(buf, "  degraded          below 80 Gb/s\n"));
 	assert_non_null(strstr(buf, "\n  rdma-unavailable  an end has RDMA enabled but no RDMA "
 	    "device (Thunderbolt 4)\n  rdma-off          "));
+	assert_non_null(strstr(buf, "\n  one-sided         seen from one end only\n  via-hub        "
+	    "   the cable goes through a dock or hub: no RDMA over it\n  bridge-loop       "));
 	for (int v = 0; v < WIRING_VERDICT_COUNT; v++) {
 		const char *w = wiring_verdict_str((enum wiring_verdict)v);
 		const char *m = wiring_verdict_meaning((enum wiring_verdict)v);
@@ -141,6 +152,7 @@ test_help_lists_every_verdict(void **state)
  * test_wiring.c has the structural ones. */
 static const char *const scenarios[WIRING_VERDICT_COUNT] = {
 	[WIRING_ONE_SIDED] = "one-sided.json",
+	[WIRING_VIA_HUB] = "via-hub.json",
 	[WIRING_BRIDGE_LOOP] = "bridge-active.json",
 	[WIRING_RDMA_UNAVAILABLE] = "rdma-unavailable.json",
 	[WIRING_RDMA_OFF] = "rdma-off.json",
