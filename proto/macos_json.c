@@ -143,24 +143,23 @@ is_word(const char *s, const char *word)
 }
 
 /*
- * current_speed_key: "80 Gb/s" -> 80.  "Up to 120 Gb/s" is what the port
- * can do, not a link: NAN.  Returns -1 when it reads as neither.
+ * current_speed_key: "80 Gb/s" -> *gbps 80 (a link's rate), "Up to 120 Gb/s"
+ * -> *max 120 (what an empty port can do: 120 on Thunderbolt 5, 40 on
+ * Thunderbolt 4; omlx-plus's and osaurus's captures in tests/fixtures/captures).
+ * The other one is left alone.  Returns -1 when it reads as neither.
  */
 static int
-parse_speed(const char *s, double *gbps)
+parse_speed(const char *s, double *gbps, double *max)
 {
 	const char *end;
 	double v;
+	int upto = strncmp(s, "Up to ", 6) == 0;
 
-	if (strncmp(s, "Up to ", 6) == 0) {
-		*gbps = NAN;
-		return 0;
-	}
-	if (proto_parse_decimal(s, &v, &end) == -1 || !is_word(end, "Gb/s"))
+	if (proto_parse_decimal(s + (upto ? 6 : 0), &v, &end) == -1 || !is_word(end, "Gb/s"))
 		return -1;
 	if (v <= 0 || v > REPORT_SPEED_GBPS_MAX)
 		return -1;
-	*gbps = v;
+	*(upto ? max : gbps) = v;
 	return 0;
 }
 
@@ -241,12 +240,14 @@ parse_receptacle(const cJSON *tag, struct report_port *p, const char *where,
 	get_str(tag, "receptacle_status_key", rstatus, sizeof(rstatus), w, c);
 	get_str(tag, "current_speed_key", speed, sizeof(speed), w, c);
 	p->status = port_status(rstatus, p->link_status);
-	if (p->status == PORT_STATUS_EMPTY || speed[0] == '\0')
+	if (speed[0] == '\0')
 		return;
-	if (parse_speed(speed, &p->speed_gbps) == -1) {
-		p->speed_gbps = NAN;
+	if (parse_speed(speed, &p->speed_gbps, &p->max_speed_gbps) == -1) {
+		p->speed_gbps = p->max_speed_gbps = NAN;
 		jfail(c, "%s.current_speed_key: \"%s\" is not a speed", w, speed);
 	}
+	if (p->status == PORT_STATUS_EMPTY)	/* an empty port has no rate */
+		p->speed_gbps = NAN;
 }
 
 /* 1 when it names a Thunderbolt domain: another host (a Mac), not a drive, dock or hub. */
@@ -414,6 +415,7 @@ macos_parse_hardware(const char *json, size_t len, struct report_node *node,
 		return -1;
 	}
 	get_str(hw, "machine_model", node->model, sizeof(node->model), where, &c);
+	get_str(hw, "machine_name", node->machine_name, sizeof(node->machine_name), where, &c);
 	get_str(hw, "chip_type", node->chip, sizeof(node->chip), where, &c);
 	get_str(hw, "serial_number", node->serial, sizeof(node->serial), where, &c);
 	get_str(hw, "platform_UUID", node->hardware_uuid, sizeof(node->hardware_uuid), where, &c);

@@ -60,6 +60,7 @@ report_port_init(struct report_port *p)
 	p->has_peer = 0;
 	p->peer.rdma_service = TRI_NULL;
 	p->via_hub = TRI_NULL;
+	p->max_speed_gbps = NAN;
 }
 
 void
@@ -90,6 +91,9 @@ report_init_fields(struct report *r)
 {
 	r->collected_at = NAN;
 	r->node.boot_time = NAN;
+	r->node.collected_at = r->thunderbolt.collected_at = r->rdma.collected_at = NAN;
+	r->network.collected_at = r->memory.collected_at = NAN;
+	r->power.collected_at = r->thermal.collected_at = NAN;
 	r->thunderbolt.n_ports = -1;
 	r->thunderbolt.bridge.exists = TRI_NULL;
 	r->thunderbolt.bridge.active = TRI_NULL;
@@ -247,4 +251,24 @@ report_rdma_port_state_str(enum rdma_port_state s)
 	default:
 		return "unknown";
 	}
+}
+
+double
+report_section_time(const struct report *r, double section)
+{
+	return isnan(section) ? r->collected_at : section;
+}
+
+double
+report_oldest_section(const struct report *r)
+{
+	const double s[] = { r->node.collected_at, r->thunderbolt.collected_at,
+		r->rdma.collected_at, r->network.collected_at, r->memory.collected_at,
+		r->power.collected_at, r->thermal.collected_at };
+	double t = r->collected_at;
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (!isnan(s[i]) && (isnan(t) || s[i] < t))
+			t = s[i];
+	return t;
 }

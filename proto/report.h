@@ -57,11 +57,13 @@ struct report_node {
 	report_str hardware_uuid;
 	report_str serial;
 	report_str model;         /* "Mac15,14" */
+	report_str machine_name;  /* "Mac Studio": SPHardwareDataType's machine_name */
 	report_str chip;          /* "Apple M3 Ultra" */
 	report_str os_version;    /* "26.2" */
 	report_str os_build;      /* "25C56" */
 	report_str agent_version;
 	double boot_time;         /* unix seconds, NAN unknown */
+	double collected_at;      /* see "Sections" above struct report */
 };
 
 struct report_peer {
@@ -78,6 +80,13 @@ struct report_port {
 	enum port_status status;
 	report_str link_status;   /* "0x2" */
 	double speed_gbps;        /* negotiated; NAN when empty or unknown */
+	/*
+	 * What the receptacle can do (an addition: DESIGN.md, "Additions"):
+	 * 120 from an empty port's "Up to 120 Gb/s" (Thunderbolt 5), 40 from
+	 * "Up to 40 Gb/s" (Thunderbolt 4).  A connected port shows only the
+	 * negotiated rate, so this is NAN there and when unknown.
+	 */
+	double max_speed_gbps;
 	report_str interface;     /* "en3" */
 	int n_ipv4;               /* -1: unknown */
 	report_ipv4 ipv4[REPORT_IPV4_MAX];
@@ -106,6 +115,7 @@ struct report_thunderbolt {
 	int n_ports;              /* -1: unknown (collection failed) */
 	struct report_port ports[REPORT_PORTS_MAX];
 	struct report_bridge bridge;
+	double collected_at;
 };
 
 struct report_rdma_device {
@@ -119,6 +129,7 @@ struct report_rdma {
 	enum rdma_state state;
 	int n_devices;            /* -1: unknown */
 	struct report_rdma_device devices[REPORT_DEVICES_MAX];
+	double collected_at;
 };
 
 /*
@@ -138,6 +149,7 @@ struct report_netif {
 struct report_network {
 	int n_interfaces;         /* -1: unknown */
 	struct report_netif interfaces[REPORT_NETIFS_MAX];
+	double collected_at;
 };
 
 struct report_memory {
@@ -151,6 +163,7 @@ struct report_memory {
 	int64_t swap_used_bytes;
 	double free_ratio;                /* 0..1 */
 	int64_t gpu_wired_limit_bytes;    /* 0: the system default */
+	double collected_at;
 };
 
 struct report_power {
@@ -160,11 +173,13 @@ struct report_power {
 	double gpu_watts;
 	double ane_watts;
 	double dram_watts;
+	double collected_at;
 };
 
 struct report_thermal {
 	double cpu_celsius;
 	double gpu_celsius;
+	double collected_at;
 };
 
 /* The agent itself (an addition to the schema: DESIGN.md, "Additions"). */
@@ -179,8 +194,16 @@ struct report_error {
 	char message[REPORT_ERRMSG_MAX + 1];
 };
 
+/*
+ * Sections (an addition: DESIGN.md, "Additions"): an agent reads each
+ * source on its own cadence, so node, thunderbolt, rdma, network, memory,
+ * power and thermal each carry the unix time their values were read,
+ * collected_at, which is never later than the report's.  NAN (null): read
+ * with the report, at its collected_at (every older agent).  Use
+ * report_section_time() rather than the field.
+ */
 struct report {
-	double collected_at;      /* unix seconds */
+	double collected_at;      /* unix seconds: when the report was put together */
 	struct report_node node;
 	struct report_thunderbolt thunderbolt;
 	struct report_rdma rdma;
@@ -258,6 +281,15 @@ int report_listen_valid(const char *s);
  */
 int report_lan_ipv4(const struct report *r, char *ip, size_t iplen, char *iface,
     size_t ifacelen, const char **kind);
+
+/*
+ * When a section's values were read: its collected_at, else (null) the
+ * report's.  section is one of the report's section timestamps
+ * (&r->thunderbolt.collected_at ...).
+ */
+double report_section_time(const struct report *r, double section);
+/* The oldest of the report's section times (the report's time when none is set). */
+double report_oldest_section(const struct report *r);
 
 /* Enum <-> string, as the schema spells them. */
 const char *report_port_status_str(enum port_status s);

@@ -95,11 +95,13 @@ static const struct json_field node_fields[] = {
 	STR(struct report_node, hardware_uuid),
 	STR(struct report_node, serial),
 	STR(struct report_node, model),
+	STR(struct report_node, machine_name),
 	STR(struct report_node, chip),
 	STR(struct report_node, os_version),
 	STR(struct report_node, os_build),
 	STR(struct report_node, agent_version),
 	TIME(struct report_node, boot_time),
+	TIME(struct report_node, collected_at),
 	JSON_END,
 };
 
@@ -118,6 +120,7 @@ static const struct json_field port_fields[] = {
 	JSON_ENUM(struct report_port, status, &port_status_enum, 0),
 	STR(struct report_port, link_status),
 	DBL(struct report_port, speed_gbps, 0, REPORT_SPEED_GBPS_MAX),
+	DBL(struct report_port, max_speed_gbps, 0, REPORT_SPEED_GBPS_MAX),
 	STR(struct report_port, interface),
 	JSON_ARRAY(struct report_port, ipv4, n_ipv4, NULL, NULL, check_ipv4),
 	JSON_OBJECT_OR_NULL(struct report_port, peer, has_peer, peer_fields),
@@ -136,6 +139,7 @@ static const struct json_field bridge_fields[] = {
 static const struct json_field thunderbolt_fields[] = {
 	JSON_ARRAY(struct report_thunderbolt, ports, n_ports, port_fields, port_init, NULL),
 	JSON_OBJECT(struct report_thunderbolt, bridge, bridge_fields),
+	TIME(struct report_thunderbolt, collected_at),
 	JSON_END,
 };
 
@@ -150,6 +154,7 @@ static const struct json_field device_fields[] = {
 static const struct json_field rdma_fields[] = {
 	JSON_ENUM(struct report_rdma, state, &rdma_state_enum, 0),
 	JSON_ARRAY(struct report_rdma, devices, n_devices, device_fields, device_init, NULL),
+	TIME(struct report_rdma, collected_at),
 	JSON_END,
 };
 
@@ -164,6 +169,7 @@ static const struct json_field netif_fields[] = {
 static const struct json_field network_fields[] = {
 	JSON_ARRAY(struct report_network, interfaces, n_interfaces, netif_fields, netif_init,
 	    NULL),
+	TIME(struct report_network, collected_at),
 	JSON_END,
 };
 
@@ -178,6 +184,7 @@ static const struct json_field memory_fields[] = {
 	BYTES(struct report_memory, swap_used_bytes),
 	DBL(struct report_memory, free_ratio, 0, 1),
 	BYTES(struct report_memory, gpu_wired_limit_bytes),
+	TIME(struct report_memory, collected_at),
 	JSON_END,
 };
 
@@ -188,12 +195,14 @@ static const struct json_field power_fields[] = {
 	WATTS(gpu_watts),
 	WATTS(ane_watts),
 	WATTS(dram_watts),
+	TIME(struct report_power, collected_at),
 	JSON_END,
 };
 
 static const struct json_field thermal_fields[] = {
 	CELSIUS(cpu_celsius),
 	CELSIUS(gpu_celsius),
+	TIME(struct report_thermal, collected_at),
 	JSON_END,
 };
 

@@ -22,7 +22,9 @@
 #include "json_table.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* n, a count as decoded (-1: unknown), as a number of elements up to max. */
@@ -67,6 +69,32 @@ reinit(struct report *r)
 	report_init_fields(r);
 }
 
+/*
+ * A section read after the report was put together is a clock gone wrong
+ * or a forged report: refused, naming the section.
+ */
+static int
+check_sections(const struct report *r, char *err, size_t errlen)
+{
+	const struct { const char *name; double t; } s[] = {
+		{ "node", r->node.collected_at }, { "thunderbolt", r->thunderbolt.collected_at },
+		{ "rdma", r->rdma.collected_at }, { "network", r->network.collected_at },
+		{ "memory", r->memory.collected_at }, { "power", r->power.collected_at },
+		{ "thermal", r->thermal.collected_at },
+	};
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		if (isnan(s[i].t))
+			continue;
+		if (isnan(r->collected_at) || s[i].t > r->collected_at) {
+			snprintf(err, errlen, "%s.collected_at: %.3f is later than the report's "
+			    "collected_at", s[i].name, s[i].t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 decode(const char *json, size_t len, struct report *out, int *unknown, char *err,
     size_t errlen)
@@ -83,6 +111,8 @@ decode(const char *json, size_t len, struct report *out, int *unknown, char *err
 	/* keys it does not know (a newer agent's) were not looked into */
 	if (rc == 0 && d.unknown > 0)
 		rc = json_dec_unique_keys(&d, root);
+	if (rc == 0)
+		rc = check_sections(out, err, errlen);
 	if (!json_arena_holds_all())
 		cJSON_Delete(root);
 	json_arena_end();

@@ -131,6 +131,7 @@ fill_full(struct report *r)
 	REPORT_SET(r->node.hardware_uuid, "00000000-0000-1000-8000-ABCDEF012345");
 	REPORT_SET(r->node.serial, "C02XYZ123ABC");
 	REPORT_SET(r->node.model, "Mac15,14");
+	REPORT_SET(r->node.machine_name, "Mac Studio");
 	REPORT_SET(r->node.chip, "Apple M3 Ultra");
 	REPORT_SET(r->node.os_version, "26.2");
 	REPORT_SET(r->node.os_build, "25C56");
@@ -149,8 +150,17 @@ fill_full(struct report *r)
 	report_port_init(&p[2]);
 	REPORT_SET(p[2].receptacle, "4");
 	p[2].status = PORT_STATUS_EMPTY;
+	p[2].max_speed_gbps = 120;	/* "Up to 120 Gb/s" */
 	p[2].n_ipv4 = 0;
 	fill_rest(r);
+	/* each section read at its own time, none after the report */
+	r->node.collected_at = 1763782000.5;
+	r->thunderbolt.collected_at = 1763782790.75;
+	r->rdma.collected_at = 1763782790.75;
+	r->network.collected_at = 1763782790.75;
+	r->memory.collected_at = 1763782801.25;
+	r->power.collected_at = 1763782800;
+	r->thermal.collected_at = 1763782800;
 }
 
 static inline void

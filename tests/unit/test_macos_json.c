@@ -380,13 +380,22 @@ test_thunderbolt_speeds_and_hubs(void **state)
 	    "{\"receptacle_2_tag\": {\"receptacle_id_key\": \"2\", \"current_speed_key\": \"Up to 80 Gb/s\","
 	    "  \"link_status_key\": \"0x2\"}},"
 	    "{\"receptacle_1_tag\": {\"receptacle_id_key\": \"3\", \"current_speed_key\": \"20.5 Gb/s\","
-	    "  \"link_status_key\": \"0x7\"}} ]}";
+	    "  \"link_status_key\": \"0x7\"}},"
+	    /*
+	     * A Thunderbolt 4 port with nothing plugged in, as a MacBook Pro's
+	     * host bus prints it in a public fixture of real system_profiler
+	     * output (a Rust test, parses_real_system_profiler_host_routers).
+	     */
+	    "{\"receptacle_1_tag\": {\"receptacle_id_key\": \"3\", \"current_speed_key\": \"Up to 40 Gb/s\","
+	    "  \"link_status_key\": \"0x100\", \"receptacle_status_key\": "
+	    "\"receptacle_no_devices_connected\"}} ]}";
 	struct report_thunderbolt *tb = tb_new();
 	char err[256];
 
 	assert_int_equal(macos_parse_thunderbolt(json, strlen(json), tb, err, sizeof(err)), 0);
-	assert_int_equal(tb->n_ports, 3);
+	assert_int_equal(tb->n_ports, 4);
 	assert_dbl(tb->ports[0].speed_gbps, 40);
+	assert_nan(tb->ports[0].max_speed_gbps);	/* a link: its rate only */
 	assert_int_equal(tb->ports[0].has_peer, 1);
 	assert_string_equal(tb->ports[0].peer.name, "Mac Studio");
 	assert_string_equal(tb->ports[0].peer.model, "Mac16,9");
@@ -398,8 +407,12 @@ test_thunderbolt_speeds_and_hubs(void **state)
 	assert_string_equal(tb->ports[1].receptacle, "2");
 	assert_int_equal(tb->ports[1].status, PORT_STATUS_CONNECTED);
 	assert_nan(tb->ports[1].speed_gbps);
+	assert_dbl(tb->ports[1].max_speed_gbps, 80);
 	assert_int_equal(tb->ports[2].status, PORT_STATUS_UNKNOWN);
 	assert_dbl(tb->ports[2].speed_gbps, 20.5);
+	assert_int_equal(tb->ports[3].status, PORT_STATUS_EMPTY);
+	assert_nan(tb->ports[3].speed_gbps);
+	assert_dbl(tb->ports[3].max_speed_gbps, 40);	/* Thunderbolt 4 */
 }
 
 static void
@@ -479,6 +492,10 @@ assert_ports(const struct report_thunderbolt *tb, const struct want_port *want, 
 		if (isnan(w->gbps) ? !isnan(p->speed_gbps) : p->speed_gbps != w->gbps)
 			fail_msg("ports[%d].speed_gbps is %g, expected %g", i, p->speed_gbps,
 			    w->gbps);
+		/* every empty port of these captures says "Up to 120 Gb/s"; a link only its rate */
+		if (w->status == PORT_STATUS_EMPTY ? p->max_speed_gbps != 120 :
+		    !isnan(p->max_speed_gbps))
+			fail_msg("ports[%d].max_speed_gbps is %g", i, p->max_speed_gbps);
 		port_int(i, "has_peer", p->has_peer, w->peer_uuid != NULL);
 		port_str(i, "peer.domain_uuid", p->peer.domain_uuid, w->peer_uuid);
 		port_str(i, "peer.name", p->peer.name, w->peer_name);
@@ -802,6 +819,7 @@ test_hardware(void **state)
 	REPORT_SET(node.hostname, "kept");
 	assert_int_equal(macos_parse_hardware(json, len, &node, &mem, err, sizeof(err)), 0);
 	assert_string_equal(node.model, "Mac15,14");
+	assert_string_equal(node.machine_name, "Mac Studio");
 	assert_string_equal(node.chip, "Apple M3 Ultra");
 	assert_string_equal(node.serial, "H7XQ0000PF");
 	assert_string_equal(node.hardware_uuid, "4C1D6A0E-0000-5000-8000-1A2B3C4D5E6F");

@@ -453,12 +453,47 @@ static const struct bad bad_cases[] = {
 	{ HDR ",\"agent\":{\"listen\":\"mac1:9469/metrics\"}}",
 	    "agent.listen: \"mac1:9469/metrics\" is not" },
 	{ HDR ",\"agent\":{\"listen\":\"mac1:+9469\"}}", "agent.listen: \"mac1:+9469\" is not" },
+	{ HDR ",\"thunderbolt\":{\"collected_at\":2}}",
+	    "thunderbolt.collected_at: 2.000 is later than the report's collected_at" },
+	{ HDR ",\"power\":{\"collected_at\":1.5}}",
+	    "power.collected_at: 1.500 is later than the report's collected_at" },
+	{ "{\"schema\":\"tbmesh.report/1\",\"collected_at\":null,\"memory\":{\"collected_at\":1}}",
+	    "memory.collected_at: 1.000 is later than the report's collected_at" },
+	{ HDR ",\"node\":{\"collected_at\":-1}}", "node.collected_at: -1 is out of range" },
+	{ HDR ",\"node\":{\"machine_name\":\"\"}}", "node.machine_name: empty string" },
+	{ HDR ",\"thunderbolt\":{\"ports\":[{\"max_speed_gbps\":-40}]}}",
+	    "thunderbolt.ports[0].max_speed_gbps: -40 is out of range 0..1000" },
 	{ HDR ",\"errors\":{}}", "errors: must be an array or null" },
 	{ HDR ",\"errors\":[\"x\"]}", "errors[0]: must be an object" },
 	{ HDR ",\"errors\":[{\"source\":\"a\",\"message\":\"b\"},"
 	    "{\"source\":\"a\",\"message\":5}]}",
 	    "errors[1].message: must be a string or null" },
 };
+
+/* Sections read earlier than the report keep their time; null is the report's. */
+static void
+test_section_times(void **state)
+{
+	static const char json[] = "{\"schema\":\"tbmesh.report/1\",\"collected_at\":1000,"
+	    "\"node\":{\"collected_at\":10,\"machine_name\":\"Mac Studio\"},"
+	    "\"thunderbolt\":{\"collected_at\":940,\"ports\":[{\"receptacle\":\"1\","
+	    "\"status\":\"empty\",\"max_speed_gbps\":40}]},\"memory\":{\"collected_at\":1000}}";
+	struct report *r = report_new();
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(report_decode(json, strlen(json), r, err, sizeof(err)), 0);
+	assert_string_equal(r->node.machine_name, "Mac Studio");
+	assert_true(r->thunderbolt.ports[0].max_speed_gbps == 40);
+	assert_true(report_section_time(r, r->node.collected_at) == 10);
+	assert_true(report_section_time(r, r->thunderbolt.collected_at) == 940);
+	assert_true(report_section_time(r, r->rdma.collected_at) == 1000);	/* null */
+	assert_true(report_oldest_section(r) == 10);
+	report_init(r);
+	r->collected_at = 5;
+	assert_true(report_oldest_section(r) == 5);	/* an older agent: all null */
+	free(r);
+}
 
 static void
 test_validation_errors(void **state)
@@ -841,6 +876,7 @@ main(void)
 		cmocka_unit_test(test_agent_listen),
 		cmocka_unit_test(test_missing_and_null_sections),
 		cmocka_unit_test(test_err_buffer),
+		cmocka_unit_test(test_section_times),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

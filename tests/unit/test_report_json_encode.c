@@ -68,7 +68,7 @@ test_encode_full_layout(void **state)
 	assert_non_null(pretty);
 	assert_int_equal(strncmp(json, head, sizeof(head) - 1), 0);
 	assert_non_null(strstr(json, "\"status\":\"connected\",\"link_status\":"
-	    "\"0x2\",\"speed_gbps\":80,\"interface\":\"en3\",\"ipv4\":"
+	    "\"0x2\",\"speed_gbps\":80,\"max_speed_gbps\":null,\"interface\":\"en3\",\"ipv4\":"
 	    "[\"169.254.205.255\",\"169.254.1.2\"],\"peer\":{\"domain_uuid\":"));
 	assert_non_null(strstr(json, "\"name\":\"Mac Studio\",\"model\":"
 	    "\"Mac15,14\",\"rdma_service\":true}"));
@@ -79,25 +79,28 @@ test_encode_full_layout(void **state)
 	    "\"rdma_service\":false},\"via_hub\":true,\"hub\":\"ThunderBay Flex 8\"}"));
 	assert_non_null(strstr(json, "{\"receptacle\":\"4\",\"bus\":null,"
 	    "\"domain_uuid\":null,\"status\":\"empty\",\"link_status\":null,"
-	    "\"speed_gbps\":null,\"interface\":null,\"ipv4\":[],\"peer\":null,"
+	    "\"speed_gbps\":null,\"max_speed_gbps\":120,\"interface\":null,\"ipv4\":[],\"peer\":null,"
 	    "\"via_hub\":null,\"hub\":null}"));
 	assert_non_null(strstr(json, "\"bridge\":{\"exists\":true,"
-	    "\"active\":false,\"members\":[\"en2\",\"en4\"]}"));
+	    "\"active\":false,\"members\":[\"en2\",\"en4\"]},\"collected_at\":1763782790.75}"));
+	assert_non_null(strstr(json, "\"model\":\"Mac15,14\",\"machine_name\":\"Mac Studio\","));
+	assert_non_null(strstr(json, "\"boot_time\":1763000000.125,\"collected_at\":1763782000.5}"));
 	assert_non_null(strstr(json, "\"rdma\":{\"state\":\"enabled\","
 	    "\"devices\":[{\"name\":\"rdma_en3\",\"interface\":\"en3\","
 	    "\"port_state\":\"active\",\"ipv4_gid\":true},"));
-	assert_non_null(strstr(json, "\"ipv4_gid\":false}]},\"network\":{\"interfaces\":["
+	assert_non_null(strstr(json, "\"ipv4_gid\":false}],\"collected_at\":1763782790.75},\"network\":{\"interfaces\":["
 	    "{\"name\":\"en0\",\"kind\":\"ethernet\",\"port\":\"Ethernet\",\"ipv4\":"
 	    "[\"192.0.2.11\",\"169.254.3.4\"]},{\"name\":\"en1\",\"kind\":\"wifi\","
 	    "\"port\":\"Wi-Fi\",\"ipv4\":[]},{\"name\":\"utun4\",\"kind\":null,"
-	    "\"port\":null,\"ipv4\":[\"198.51.100.7\"]}]},\"memory\":{"));
+	    "\"port\":null,\"ipv4\":[\"198.51.100.7\"]}],\"collected_at\":1763782790.75},"
+	    "\"memory\":{"));
 	assert_non_null(strstr(json, "\"total_bytes\":549755813888,"));
 	assert_non_null(strstr(json, "\"swap_total_bytes\":72057594037927936,"));
 	assert_non_null(strstr(json, "\"free_ratio\":0.30000000000000004,"));
-	assert_non_null(strstr(json, "\"gpu_wired_limit_bytes\":0}"));
+	assert_non_null(strstr(json, "\"gpu_wired_limit_bytes\":0,\"collected_at\":1763782801.25}"));
 	assert_non_null(strstr(json, "\"power\":{\"source\":\"macmon\","
 	    "\"system_watts\":123.456,"));
-	assert_non_null(strstr(json, "\"gpu_celsius\":-12.75},"
+	assert_non_null(strstr(json, "\"gpu_celsius\":-12.75,\"collected_at\":1763782800},"
 	    "\"agent\":{\"listen\":\"10.0.0.11:9469\"},\"errors\":[{"));
 	assert_non_null(strstr(json, "\"errors\":[{\"source\":\"rdma_ctl\","
 	    "\"message\":\"timed out after 5 s\"},"));
@@ -123,19 +126,20 @@ test_all_null(void **state)
 	assert_string_equal(json, "{\"schema\":\"tbmesh.report/1\","
 	    "\"collected_at\":null,\"node\":{\"hostname\":null,"
 	    "\"hardware_uuid\":null,\"serial\":null,\"model\":null,"
-	    "\"chip\":null,\"os_version\":null,\"os_build\":null,"
-	    "\"agent_version\":null,\"boot_time\":null},\"thunderbolt\":"
+	    "\"machine_name\":null,\"chip\":null,\"os_version\":null,\"os_build\":null,"
+	    "\"agent_version\":null,\"boot_time\":null,\"collected_at\":null},\"thunderbolt\":"
 	    "{\"ports\":null,\"bridge\":{\"exists\":null,\"active\":null,"
-	    "\"members\":null}},\"rdma\":{\"state\":\"unknown\","
-	    "\"devices\":null},\"network\":{\"interfaces\":null},"
+	    "\"members\":null},\"collected_at\":null},\"rdma\":{\"state\":\"unknown\","
+	    "\"devices\":null,\"collected_at\":null},\"network\":{\"interfaces\":null,"
+	    "\"collected_at\":null},"
 	    "\"memory\":{\"total_bytes\":null,"
 	    "\"free_bytes\":null,\"active_bytes\":null,\"inactive_bytes\":null,"
 	    "\"wired_bytes\":null,\"compressed_bytes\":null,"
 	    "\"swap_total_bytes\":null,\"swap_used_bytes\":null,"
-	    "\"free_ratio\":null,\"gpu_wired_limit_bytes\":null},\"power\":"
-	    "{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
-	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null},"
-	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null},"
+	    "\"free_ratio\":null,\"gpu_wired_limit_bytes\":null,\"collected_at\":null},"
+	    "\"power\":{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
+	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null,\"collected_at\":null},"
+	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null,\"collected_at\":null},"
 	    "\"agent\":{\"listen\":null},\"errors\":[]}");
 	/* Only "schema" and the enum "state" ("unknown") are not null. */
 	j = cJSON_Parse(json);
