@@ -6,15 +6,17 @@
  *
  * For node n, as a Mac running macOS 26.2 reports it:
  *   node         hostname = n's name; model, chip, OS, serial, hardware
- *                UUID and boot time from the scenario
+ *                UUID and boot time from the scenario; machine_name when
+ *                the scenario gives it (else null)
  *   ports        receptacles 1..N, bus "thunderboltusb4_bus_<r-1>", the
  *                port's domain UUID, interface from the receptacle map;
  *                cabled: "connected", link 0x2, the cable's speed, the
  *                port's IPv4 addresses, peer {the far port's domain UUID,
  *                the far node's machine_name and model, rdma_service =
  *                far node's RDMA and RDMA devices}; empty: "empty", link
- *                0x100, speed null, peer null, no address unless the
- *                scenario gives one;
+ *                0x100, speed null, max_speed_gbps the node's ("Up to
+ *                120 Gb/s"; 40 a Thunderbolt 4 Mac), peer null, no
+ *                address unless the scenario gives one;
  *                a cabled port marked reports_empty is reported empty (its
  *                far end still reports the cable: a one-sided link);
  *                via_hub true and hub its name at the end whose port the
@@ -27,7 +29,8 @@
  *                cabled, seen, both ends enabled and not port_down, and
  *                no hub at either end (no RDMA through a dock), else
  *                DOWN;
- *                ipv4_gid when the interface has an address.  disabled:
+ *                ipv4_gid when the interface has an address and the
+ *                port is not marked "ipv4_gid": false.  disabled:
  *                no devices (ibv_devices lists none).  enabled without
  *                rdma_devices (a Thunderbolt 4 Mac, MLX issue 3777): no
  *                devices either, and its peers see no RDMA service from
@@ -67,6 +70,10 @@ fill_node(const struct scenario_node *n, struct report_node *rn)
 	REPORT_SET(rn->hardware_uuid, n->hardware_uuid);
 	REPORT_SET(rn->serial, n->serial);
 	REPORT_SET(rn->model, n->model);
+	/* only a name the scenario gives: the Studios of the older scenarios
+	 * cable en2 for RDMA, which bad-port would judge */
+	if (n->machine_name_given)
+		REPORT_SET(rn->machine_name, n->machine_name);
 	REPORT_SET(rn->chip, n->chip);
 	REPORT_SET(rn->os_version, n->os_version);
 	REPORT_SET(rn->os_build, n->os_build);
@@ -74,7 +81,8 @@ fill_node(const struct scenario_node *n, struct report_node *rn)
 }
 
 static void
-fill_port(const struct scenario *s, const struct scenario_port *sp, struct report_port *rp)
+fill_port(const struct scenario *s, const struct scenario_node *n,
+    const struct scenario_port *sp, struct report_port *rp)
 {
 	const struct scenario_node *peer;
 
@@ -89,6 +97,7 @@ fill_port(const struct scenario *s, const struct scenario_port *sp, struct repor
 	if (sp->cable < 0 || sp->reports_empty) {
 		rp->status = PORT_STATUS_EMPTY;
 		REPORT_SET(rp->link_status, "0x100");
+		rp->max_speed_gbps = n->max_speed_gbps;    /* "Up to 120 Gb/s" */
 		return;
 	}
 	peer = &s->nodes[sp->peer_node];
@@ -114,7 +123,7 @@ fill_thunderbolt(const struct scenario *s, const struct scenario_node *n,
 
 	tb->n_ports = n->receptacles;
 	for (int r = 0; r < n->receptacles; r++)
-		fill_port(s, &n->ports[r], &tb->ports[r]);
+		fill_port(s, n, &n->ports[r], &tb->ports[r]);
 	br->exists = TRI_TRUE;
 	br->active = n->bridge_active ? TRI_TRUE : TRI_FALSE;
 	br->n_members = n->bridge_active ? n->receptacles : 0;
@@ -148,7 +157,7 @@ fill_rdma(const struct scenario *s, const struct scenario_node *n, struct report
 		snprintf(d->name, sizeof(d->name), "rdma_%s", sp->interface);
 		REPORT_SET(d->interface, sp->interface);
 		d->port_state = active ? RDMA_PORT_ACTIVE : RDMA_PORT_DOWN;
-		d->ipv4_gid = sp->n_ipv4 > 0 ? TRI_TRUE : TRI_FALSE;
+		d->ipv4_gid = sp->n_ipv4 > 0 && !sp->no_gid ? TRI_TRUE : TRI_FALSE;
 	}
 }
 

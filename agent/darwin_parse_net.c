@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "darwin_text.h"
 
@@ -410,15 +411,45 @@ ibv_port_state(const char *s)
 	return RDMA_PORT_UNKNOWN;
 }
 
-/* "GID[  1]:		::ffff:169.254.205.255" is an IPv4-mapped GID. */
+/*
+ * The raw form older rdma-core's ibv_devinfo (linux-rdma/rdma-core,
+ * libibverbs/examples/devinfo.c) prints a GID in, eight groups of four hex
+ * digits, IPv4-mapped: "0000:0000:0000:0000:0000:ffff:a9fe:cdff"
+ * (::ffff:169.254.205.255).  Today's prints it through inet_ntop (the
+ * "::ffff:" form), a RoCE v2 one with ", RoCE v2" after it.  JACCL accepts
+ * exactly the ::ffff:a.b.c.d GIDs (ml-explore/mlx,
+ * mlx/distributed/jaccl/lib/jaccl/rdma.cpp, Connection::info()).
+ */
+static int
+raw_mapped_gid(const char *w)
+{
+	static const char head[] = "0000:0000:0000:0000:0000:ffff:";
+
+	if (strlen(w) != 39 || strncasecmp(w, head, sizeof(head) - 1) != 0)
+		return 0;
+	for (int k = 30; k < 39; k++)
+		if (k == 34 ? w[k] != ':' : !isxdigit((unsigned char)w[k]))
+			return 0;
+	return 1;
+}
+
+/*
+ * "GID[  1]:		::ffff:169.254.205.255" is an IPv4-mapped GID, as is its
+ * raw form; a RoCE v2 GID's ", RoCE v2" suffix is not part of it.
+ */
 static int
 ipv4_gid(const char *l)
 {
 	const char *v = strstr(l, "]:");
 	char word[64];
+	size_t len;
 
 	if (v == NULL || first_word(v + 2, word, sizeof(word)) == -1)
 		return 0;
+	if ((len = strlen(word)) > 0 && word[len - 1] == ',')
+		word[len - 1] = '\0';
+	if (raw_mapped_gid(word))
+		return 1;
 	v = darwin_skip_prefix(word, "::ffff:");
 	return v != NULL && valid_ipv4(v);
 }

@@ -2,12 +2,11 @@
  * Cluster scenarios: parsing, validation and resolution of the format in
  * scenario.h.  Passes: nodes, cables (plugging both ends), per-port faults,
  * then derived addresses.  The first problem stops the parse.  A node's
- * "lan" is read in scenario_lan.c.
+ * "lan" is read in scenario_lan.c, a "ports" entry in scenario_port.c.
  */
 #include "scenario.h"
 #include "scenario_int.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -31,14 +30,12 @@ static const char *const top_keys[] = {
 static const char *const node_keys[] = {
 	"name", "serial", "hardware_uuid", "lan",
 	"model", "chip", "memory_gb", "os_version", "os_build", "machine_name",
-	"receptacles", "interfaces", "rdma", "rdma_devices", "bridge_active",
+	"max_speed_gbps", "receptacles", "interfaces", "rdma", "rdma_devices", "bridge_active",
 	"unreachable", "gpu_wired_limit_mb", "memory_load", "power_watts", "boot_time", NULL
 };
 /* What defaults may hold: node_keys without those naming one machine. */
 #define DEFAULT_KEYS (node_keys + 4)
 static const char *const cable_keys[] = { "a", "b", "speed_gbps", NULL };
-static const char *const port_keys[] = { "port", "ipv4", "port_down", "reports_empty", "hub",
-	NULL };
 
 #define NODE_STR(key, dflt) \
 	{ #key, offsetof(struct scenario_node, key), sizeof(((struct scenario_node *)0)->key), dflt }
@@ -71,6 +68,9 @@ static const struct node_val {
 } node_vals[] = {
 	NODE_VAL(memory_gb, VAL_DOUBLE, 0, MEMORY_GB_MAX, 1, 1, NAN,
 	    "must be a positive number (GiB, at most 65536)"),
+	NODE_VAL(max_speed_gbps, VAL_DOUBLE, 0, REPORT_SPEED_GBPS_MAX, 1, 0, 120,
+	    "must be a positive number (Gb/s, at most 1000): 120 Thunderbolt 5, 40 "
+	    "Thunderbolt 4"),
 	NODE_VAL(receptacles, VAL_INT, 1, SCENARIO_RECEPTACLES_MAX, 0, 0,
 	    SCENARIO_RECEPTACLES_DEFAULT, "must be an integer from 1 to 16"),
 	NODE_VAL(gpu_wired_limit_mb, VAL_I64, 0, MEMORY_GB_MAX * 1024, 0, 0, 0,
@@ -242,6 +242,8 @@ parse_node_strs(struct parse *p, const cJSON *obj, int i, struct scenario_node *
 		else if (scenario_get_str(p, it, where, dst, f->size) == -1)
 			return -1;
 	}
+	n->machine_name_given = node_item(p, obj, i, "machine_name", where,
+	    sizeof(where)) != NULL;
 	return 0;
 }
 
@@ -465,8 +467,8 @@ parse_list(struct parse *p, const cJSON *root, const char *key, int max,
 }
 
 /* "mac1:2" or "mac1:tb2" -> node index and receptacle in range. */
-static int
-parse_endpoint(struct parse *p, const cJSON *it, const char *where, int *node, int *r)
+int
+scenario_parse_endpoint(struct parse *p, const cJSON *it, const char *where, int *node, int *r)
 {
 	char name[SCENARIO_NAME_MAX + 1];
 	const char *v, *colon, *num;
@@ -519,11 +521,11 @@ parse_cable(struct parse *p, const cJSON *obj, int i)
 	if (scenario_check_keys(p, obj, where, cable_keys) == -1)
 		return -1;
 	snprintf(ew, sizeof(ew), "%s.a", where);
-	if (parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "a"), ew, &c->a_node,
+	if (scenario_parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "a"), ew, &c->a_node,
 	    &c->a_receptacle) == -1)
 		return -1;
 	snprintf(ew, sizeof(ew), "%s.b", where);
-	if (parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "b"), ew, &c->b_node,
+	if (scenario_parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "b"), ew, &c->b_node,
 	    &c->b_receptacle) == -1)
 		return -1;
 	if (c->a_node == c->b_node)
@@ -540,100 +542,6 @@ parse_cable(struct parse *p, const cJSON *obj, int i)
 		return -1;
 	p->s->n_cables++;
 	return 0;
-}
-
-/* "ipv4": true (the default), false (none) or a list of addresses. */
-static int
-parse_port_ipv4(struct parse *p, const cJSON *it, const char *where, struct scenario_port *pt)
-{
-	const cJSON *e;
-	struct in_addr a;
-	int k = 0;
-
-	if (cJSON_IsBool(it)) {
-		pt->n_ipv4 = cJSON_IsTrue(it) ? -1 : 0;
-		return 0;
-	}
-	if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) > REPORT_IPV4_MAX)
-		return scenario_fail(p, "%s: must be true, false or an array of at most %d IPv4 addresses",
-		    where, REPORT_IPV4_MAX);
-	cJSON_ArrayForEach(e, it) {
-		if (!cJSON_IsString(e) || strlen(e->valuestring) >= sizeof(pt->ipv4[k]) ||
-		    inet_pton(AF_INET, e->valuestring, &a) != 1)
-			return scenario_fail(p, "%s[%d]: must be an IPv4 address like \"169.254.10.2\"", where,
-			    k);
-		REPORT_SET(pt->ipv4[k], e->valuestring);
-		k++;
-	}
-	pt->n_ipv4 = k;
-	return 0;
-}
-
-/* A fault flag of a ports[] entry (absent: 0); it needs a cable. */
-static int
-port_flag(struct parse *p, const cJSON *obj, const char *key, const char *where, int node,
-    int r, int *out)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	if (it == NULL)
-		return 0;
-	if (!cJSON_IsBool(it))
-		return scenario_fail(p, "%s.%s: must be true or false", where, key);
-	*out = cJSON_IsTrue(it);
-	if (*out && p->s->nodes[node].ports[r - 1].cable < 0)
-		return scenario_fail(p, "%s.%s: %s receptacle %d has no cable", where, key,
-		    p->s->nodes[node].name, r);
-	return 0;
-}
-
-/* "hub": the dock or hub the cable goes through at this end (absent: none);
- * it needs a cable. */
-static int
-port_hub(struct parse *p, const cJSON *obj, const char *where, int node, int r,
-    struct scenario_port *pt)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "hub");
-
-	if (it == NULL)
-		return 0;
-	if (!cJSON_IsString(it) || it->valuestring[0] == '\0' ||
-	    strlen(it->valuestring) > SCENARIO_STR_MAX)
-		return scenario_fail(p, "%s.hub: must be a name of 1 to %d characters", where,
-		    SCENARIO_STR_MAX);
-	if (pt->cable < 0)
-		return scenario_fail(p, "%s.hub: %s receptacle %d has no cable", where,
-		    p->s->nodes[node].name, r);
-	snprintf(pt->hub, sizeof(pt->hub), "%s", it->valuestring);
-	return 0;
-}
-
-/* A ports[] entry: {"port": "mac3:4", "ipv4": ..., "port_down": ...}. */
-static int
-parse_port(struct parse *p, const cJSON *obj, int i)
-{
-	const cJSON *it;
-	char where[32], ew[48];
-	int node, r;
-
-	snprintf(where, sizeof(where), "ports[%d]", i);
-	snprintf(ew, sizeof(ew), "%s.port", where);
-	if (scenario_check_keys(p, obj, where, port_keys) == -1 ||
-	    parse_endpoint(p, cJSON_GetObjectItemCaseSensitive(obj, "port"), ew, &node, &r) == -1)
-		return -1;
-	struct scenario_port *pt = &p->s->nodes[node].ports[r - 1];
-	if (p->port_seen[node][r - 1]++)
-		return scenario_fail(p, "%s: %s receptacle %d is listed twice in ports", where,
-		    p->s->nodes[node].name, r);
-	snprintf(ew, sizeof(ew), "%s.ipv4", where);
-	it = cJSON_GetObjectItemCaseSensitive(obj, "ipv4");
-	if (it != NULL && parse_port_ipv4(p, it, ew, pt) == -1)
-		return -1;
-	if (port_flag(p, obj, "port_down", where, node, r, &pt->port_down) == -1)
-		return -1;
-	if (port_flag(p, obj, "reports_empty", where, node, r, &pt->reports_empty) == -1)
-		return -1;
-	return port_hub(p, obj, where, node, r, pt);
 }
 
 static int
@@ -701,7 +609,7 @@ parse_root(struct parse *p, const cJSON *root)
 	if (parse_list(p, root, "nodes", SCENARIO_NODES_MAX, parse_node) == -1 ||
 	    parse_list(p, root, "cables", SCENARIO_CABLES_MAX, parse_cable) == -1 ||
 	    parse_list(p, root, "ports", SCENARIO_NODES_MAX * SCENARIO_RECEPTACLES_MAX,
-	    parse_port) == -1)
+	    scenario_parse_port) == -1)
 		return -1;
 	derive_addresses(p->s);
 	return 0;

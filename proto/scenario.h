@@ -20,7 +20,18 @@
  *      "memory_gb": 512,                required; GiB, > 0, at most 65536
  *      "os_version": "26.2",            required
  *      "os_build": "25C56",             required
- *      "machine_name": "Mac Studio",    what its peers call it (default)
+ *      "machine_name": "Mac Studio",    what its peers call it (default);
+ *                                       given (here or in defaults), also
+ *                                       the node's own machine_name in its
+ *                                       report, which the wiring engine's
+ *                                       bad-port rule reads (a Mac
+ *                                       Studio's en2 carries no RDMA);
+ *                                       absent, that is null, as an older
+ *                                       agent's
+ *      "max_speed_gbps": 120,           what an empty receptacle says, "Up
+ *                                       to N Gb/s": 120 Thunderbolt 5
+ *                                       (default), 40 Thunderbolt 4;
+ *                                       > 0, <= 1000
  *      "receptacles": 6,                Thunderbolt receptacles, 1..16 (6)
  *      "interfaces": ["en2", ...],      receptacle r's device is
  *                                       interfaces[r-1]; default en(r+1)
@@ -61,6 +72,11 @@
  *      "reports_empty": true,           this end reports the port empty
  *                                       though cabled; the far end still
  *                                       sees the cable (a one-sided link)
+ *      "ipv4_gid": false,               false: this port's RDMA device lists
+ *                                       no IPv4-mapped GID though its
+ *                                       interface has an address (MLX PR
+ *                                       4191); true (default): one when it
+ *                                       has an address
  *      "hub": "CalDigit TS4"            the cable goes through this dock or
  *                                       hub at this end: this end reports
  *                                       its peer behind it (via_hub, hub),
@@ -126,6 +142,8 @@ struct scenario_port {
 	double speed_gbps;                /* negotiated; NAN when empty */
 	int port_down;                    /* fault: RDMA port down though cabled */
 	int reports_empty;                /* fault: this end does not see its cable */
+	int no_gid;                       /* fault: its RDMA device has no IPv4-mapped
+					     GID ("ipv4_gid": false) */
 	char hub[SCENARIO_STR_MAX + 1];   /* fault: the dock or hub the cable goes
 					     through at this end; "" direct */
 	int n_ipv4;                       /* 0 or more once parsed */
@@ -146,6 +164,9 @@ struct scenario_node {
 	char model[SCENARIO_STR_MAX + 1];
 	char chip[SCENARIO_STR_MAX + 1];
 	char machine_name[SCENARIO_STR_MAX + 1];
+	int machine_name_given;           /* 0/1: in the node or defaults, not the
+					     default: the report's node.machine_name */
+	double max_speed_gbps;            /* an empty receptacle's "Up to N Gb/s" */
 	char os_version[SCENARIO_STR_MAX + 1];
 	char os_build[SCENARIO_STR_MAX + 1];
 	char serial[SCENARIO_STR_MAX + 1];

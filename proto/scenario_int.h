@@ -1,6 +1,7 @@
 /*
- * Scenario parsing's internals, shared by scenario.c (nodes, cables, ports)
- * and scenario_lan.c (a node's "lan"); nothing else includes this.
+ * Scenario parsing's internals, shared by scenario.c (nodes, cables),
+ * scenario_port.c (ports) and scenario_lan.c (a node's "lan"); nothing else
+ * includes this.
  */
 #ifndef TBMESH_SCENARIO_INT_H
 #define TBMESH_SCENARIO_INT_H
@@ -32,6 +33,13 @@ int scenario_get_str(struct parse *p, const cJSON *it, const char *where, char *
 
 /* "en3": lowercase letters, then digits. */
 int scenario_is_ifname(const char *s);
+
+/* "mac1:2" or "mac1:tb2" (it, at where) -> node index and receptacle in range. */
+int scenario_parse_endpoint(struct parse *p, const cJSON *it, const char *where, int *node,
+    int *r);
+
+/* ports[i]: {"port": "mac3:4", "ipv4": ..., "port_down": ...}; after the cables. */
+int scenario_parse_port(struct parse *p, const cJSON *obj, int i);
 
 /* nodes[i]'s "lan": one entry or a list; absent leaves n->n_lan -1 (unknown). */
 int scenario_parse_lan(struct parse *p, const cJSON *obj, int i, struct scenario_node *n);

@@ -48,7 +48,17 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
  * so the other fixes (bridge, RDMA, the port, a cable's speed) would not
  * make it an RDMA link; the first thing to do is to cable the two ports
  * directly.  one-sided stays before it: a cable only one end sees is to
- * reseat first, and its far end's view is not known.
+ * reseat first, and its far end's view is not known.  bad-port comes
+ * right after via-hub: like it and miswired, it is where the cable is
+ * plugged (a Mac Studio's Thunderbolt 5 port next to the Ethernet port,
+ * en2, "Thunderbolt 1", carries no RDMA: exo-explore/exo PR 1551, README
+ * caveat 3), so the bridge, RDMA and address fixes would not make the link
+ * an RDMA link until the cable is moved; a cable through a dock is to be
+ * cabled directly first, and then the port it lands in matters.  no-gid
+ * comes right after no-ipv4: a Thunderbolt port publishes its IPv4-mapped
+ * GID only once its interface has an IPv4 address (ml-explore/mlx PR
+ * 4191), so an interface without one has no such GID either, and giving
+ * it an address is the one fix for both.
  */
 #define WIRING_VERDICTS(X) \
 	X(WIRING_PASS, "pass", "the link works: nothing to fix") \
@@ -57,6 +67,8 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
 	X(WIRING_MISWIRED, "miswired", "a cable to another node or receptacle than planned") \
 	X(WIRING_ONE_SIDED, "one-sided", "seen from one end only") \
 	X(WIRING_VIA_HUB, "via-hub", "the cable goes through a dock or hub: no RDMA over it") \
+	X(WIRING_BAD_PORT, "bad-port", \
+	    "a Mac Studio's port next to Ethernet (en2), which carries no RDMA") \
 	X(WIRING_BRIDGE_LOOP, "bridge-loop", \
 	    "the Thunderbolt Bridge is active with Thunderbolt members") \
 	X(WIRING_RDMA_UNAVAILABLE, "rdma-unavailable", \
@@ -65,6 +77,7 @@ enum wiring_topology { WIRING_TOPO_MESH = 0, WIRING_TOPO_RING, WIRING_TOPO_PLAN 
 	    "RDMA disabled at an end, or the far end sees no RDMA service") \
 	X(WIRING_PORT_DOWN, "port-down", "cable up, RDMA port down") \
 	X(WIRING_NO_IPV4, "no-ipv4", "an end has no IPv4 address") \
+	X(WIRING_NO_GID, "no-gid", "an RDMA port has no IPv4-mapped GID (JACCL needs one)") \
 	X(WIRING_DEGRADED, "degraded", "below 80 Gb/s") \
 	X(WIRING_OS_SKEW, "os-skew", "the ends run different macOS builds")
 
@@ -106,6 +119,9 @@ struct wiring_port {
 	wiring_uuid domain_uuid;          /* this side's domain */
 	enum port_status status;
 	double speed_gbps;                /* NAN unknown */
+	double max_speed_gbps;            /* an empty port's "Up to N Gb/s": 120
+					     Thunderbolt 5, 40 Thunderbolt 4; NAN
+					     connected or unknown */
 	wiring_ifname interface;
 	int n_ipv4;                       /* -1 unknown */
 	char ipv4[16];                    /* the first address; "" none */
@@ -123,6 +139,7 @@ struct wiring_rdma_device {
 	wiring_ifname name;               /* "rdma_en3" */
 	wiring_ifname interface;          /* "en3" */
 	enum rdma_port_state port_state;
+	enum tri ipv4_gid;                /* an IPv4-mapped GID (::ffff:a.b.c.d) */
 };
 
 struct wiring_node {
@@ -133,7 +150,14 @@ struct wiring_node {
 	enum node_state state;
 	enum wiring_freshness freshness;
 	double report_at;                 /* unix seconds; NAN never */
+	double facts_age;                 /* how much older than the report (its
+					     collected_at) its thunderbolt and rdma
+					     sections are, in seconds; 0 read with it */
+	int facts_stale;                  /* stale only because of those sections: the
+					     report came in time, its Thunderbolt and
+					     RDMA facts are older than the limit */
 	report_str os_build;              /* "" unknown */
+	report_str machine_name;          /* "Mac Studio"; "" unknown */
 	enum rdma_state rdma;
 	int n_ports;                      /* -1 unknown */
 	struct wiring_port ports[WIRING_PORTS_MAX];

@@ -95,6 +95,7 @@ port_from_report(struct wiring_port *wp, const struct report_port *rp)
 	wiring_scopy(wp->domain_uuid, sizeof(wp->domain_uuid), rp->domain_uuid);
 	wp->status = rp->status;
 	wp->speed_gbps = rp->speed_gbps;
+	wp->max_speed_gbps = rp->max_speed_gbps;
 	wiring_scopy(wp->interface, sizeof(wp->interface), rp->interface);
 	wp->n_ipv4 = rp->n_ipv4;
 	wp->ipv4[0] = '\0';
@@ -134,6 +135,39 @@ bridge_tb_members(const struct report *r)
 	return k;
 }
 
+/*
+ * How much older than the report its Thunderbolt and RDMA facts are: an
+ * agent reads each source on its own cadence, and each section says when
+ * (report_section_time()).  Both times are the agent's clock, so the
+ * difference holds whatever the controller's clock says.
+ */
+double
+wiring_report_facts_age(const struct report *r)
+{
+	double tb = report_section_time(r, r->thunderbolt.collected_at);
+	double rd = report_section_time(r, r->rdma.collected_at);
+	double oldest = isnan(tb) || (!isnan(rd) && rd < tb) ? rd : tb;
+	double age = r->collected_at - oldest;
+
+	return isnan(age) || age < 0 ? 0 : age;
+}
+
+void
+wiring_node_freshen(struct wiring_node *n, double report_at, double now, double stale_after)
+{
+	int late;
+
+	n->report_at = report_at;
+	n->facts_stale = 0;
+	if (n->freshness == WIRING_REPORT_NONE)
+		return;
+	late = n->state == NODE_UNREACHABLE || isnan(report_at) ||
+	    now - report_at > stale_after;
+	n->facts_stale = !late &&
+	    now - (report_at - n->facts_age) > stale_after + WIRING_FACTS_GRACE;
+	n->freshness = late || n->facts_stale ? WIRING_REPORT_STALE : WIRING_REPORT_FRESH;
+}
+
 void
 wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state state,
     const struct report *r, double report_at, double now, double stale_after)
@@ -151,10 +185,12 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
 		n->freshness = WIRING_REPORT_NONE;
 		return;
 	}
-	n->freshness = (state == NODE_UNREACHABLE || isnan(report_at) ||
-	    now - report_at > stale_after) ? WIRING_REPORT_STALE : WIRING_REPORT_FRESH;
+	n->freshness = WIRING_REPORT_STALE;
+	n->facts_age = wiring_report_facts_age(r);
+	wiring_node_freshen(n, report_at, now, stale_after);
 	wiring_scopy(n->hostname, sizeof(n->hostname), r->node.hostname);
 	wiring_scopy(n->os_build, sizeof(n->os_build), r->node.os_build);
+	wiring_scopy(n->machine_name, sizeof(n->machine_name), r->node.machine_name);
 	n->rdma = r->rdma.state;
 	n->n_ports = r->thunderbolt.n_ports;
 	for (int p = 0; p < r->thunderbolt.n_ports && p < WIRING_PORTS_MAX; p++)
@@ -166,6 +202,7 @@ wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state
 		wiring_scopy(n->devices[d].name, sizeof(n->devices[d].name), rd->name);
 		wiring_scopy(n->devices[d].interface, sizeof(n->devices[d].interface), rd->interface);
 		n->devices[d].port_state = rd->port_state;
+		n->devices[d].ipv4_gid = rd->ipv4_gid;
 	}
 	n->bridge_active = r->thunderbolt.bridge.active;
 	n->bridge_tb_members = bridge_tb_members(r);
@@ -410,6 +447,7 @@ wiring_check(const struct wiring_input *in, char *err, size_t errlen)
 	    (r = result_new(in, n_links)) == NULL)
 		goto fail;
 	wiring_graph_build(g, in->nodes, in->n_nodes);
+	g->cluster = in->cluster;
 	judge_all(g, pl, n_links, r->links);
 	if (collect_unexpected(g, r) < 0 || wiring_conclude(r, g) < 0)
 		goto fail;

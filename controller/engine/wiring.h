@@ -36,15 +36,42 @@
 
 #include "wiring_types.h"
 
+/*
+ * How much longer than a report's own limit its Thunderbolt and RDMA facts
+ * may be: tbagentd re-reads the topology every 60 s by default (and at once
+ * when its per-collection ifconfig check sees a change), so facts up to two
+ * of those intervals old are the normal state, not a fault.
+ */
+#define WIRING_FACTS_GRACE 120.0
+
 /* ---- functions ------------------------------------------------------ */
 
 /*
  * Fill *n from a node's latest report (r NULL: none).  report_at is the
  * report's arrival time; it is stale when now - report_at > stale_after or
- * the node is unreachable.
+ * the node is unreachable, and also when its Thunderbolt or RDMA section
+ * is: a section read facts_age seconds before the report was put together
+ * (report_section_time()) counts as arrived that much earlier, and is stale
+ * past stale_after + WIRING_FACTS_GRACE, so Thunderbolt and RDMA facts an
+ * agent last read minutes ago are not judged as fresh (facts_stale says
+ * that was the reason).
  */
 void wiring_node_from_report(struct wiring_node *n, const char *name, enum node_state state,
     const struct report *r, double report_at, double now, double stale_after);
+/*
+ * How much older than report r (its collected_at) its thunderbolt and rdma
+ * sections are, in seconds (report_section_time(); 0 when read with it):
+ * what wiring_node_from_report() puts in facts_age.
+ */
+double wiring_report_facts_age(const struct report *r);
+/*
+ * Set n's report_at, freshness and facts_stale again, as
+ * wiring_node_from_report() does, from n->state and n->facts_age: for a
+ * caller that keeps the wiring nodes and learns of each report's arrival
+ * later.  A node without a report stays WIRING_REPORT_NONE.
+ */
+void wiring_node_freshen(struct wiring_node *n, double report_at, double now,
+    double stale_after);
 
 /*
  * Validate.  Returns a result the caller frees with wiring_result_free(),
@@ -122,8 +149,9 @@ int wiring_plan_fits(const struct wiring_plan_link *links, int n,
 
 /* 0 when the receptacle of node nodes[i] is known not to carry RDMA (RDMA
  * on, no device for its interface, which is every receptacle of a Mac
- * with no RDMA device at all; or a peer with RDMA on and RDMA devices sees
- * no RDMA service from it); 1 otherwise. */
+ * with no RDMA device at all; a peer with RDMA on and RDMA devices sees
+ * no RDMA service from it; or a Mac Studio's port next to the Ethernet
+ * port, en2: bad-port); 1 otherwise. */
 int wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
     const struct wiring_port *p);
 

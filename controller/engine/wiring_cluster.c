@@ -156,6 +156,8 @@ unknown_cause(const struct wiring_result *r, const struct wiring_graph *g, const
 		snprintf(out, n, "not known yet: %s is not a node of %s", node, r->cluster);
 	else if (wn->freshness == WIRING_REPORT_NONE)
 		snprintf(out, n, "not known yet: %s's report is missing", node);
+	else if (wn->facts_stale)
+		snprintf(out, n, "not known yet: %s's Thunderbolt and RDMA facts are stale", node);
 	else if (wn->freshness == WIRING_REPORT_STALE)
 		snprintf(out, n, "not known yet: %s's report is stale%s", node,
 		    wn->state == NODE_UNREACHABLE ? " (it is unreachable)" : "");

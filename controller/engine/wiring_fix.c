@@ -92,9 +92,13 @@ port_evidence(const struct wiring_node *nd, const struct wiring_port *wp, struct
 {
 	const char *dev, *st = port_state_word(nd, wp->interface, &dev);
 
+	const struct wiring_rdma_device *d = wiring_device_for(nd, wp->interface);
+
 	wiring_sb_cat(b, nd->name, " tb", wp->receptacle, (char *)NULL);
 	if (wp->interface[0])
 		wiring_sb_cat(b, " (", wp->interface, ")", (char *)NULL);
+	if (wiring_port_next_to_ethernet(nd, wp))    /* bad-port */
+		wiring_sb_cat(b, " next to Ethernet", (char *)NULL);
 	wiring_sb_cat(b, ": ", report_port_status_str(wp->status), (char *)NULL);
 	if (!isnan(wp->speed_gbps)) {
 		wiring_sb_cat(b, " at ", (char *)NULL);
@@ -116,7 +120,9 @@ port_evidence(const struct wiring_node *nd, const struct wiring_port *wp, struct
 		wiring_sb_cat(b, ", IPv4 ", wp->ipv4, (char *)NULL);
 	if (st)
 		wiring_sb_cat(b, ", ", dev, " ", st, (char *)NULL);
-	else if (nd->rdma == RDMA_STATE_ENABLED)
+	if (st && d != NULL && d->ipv4_gid == TRI_FALSE)    /* no-gid */
+		wiring_sb_cat(b, " without an IPv4-mapped GID", (char *)NULL);
+	else if (!st && nd->rdma == RDMA_STATE_ENABLED)
 		wiring_sb_cat(b, ", no RDMA device", (char *)NULL);
 }
 
@@ -150,9 +156,15 @@ wiring_evidence(const struct wiring_graph *g, int i, int p, const char *name,
 		wiring_sb_cat(&b, ", ibv_devices lists none", (char *)NULL);
 	if (nd->bridge_active == TRI_TRUE)
 		wiring_sb_cat(&b, "; Thunderbolt Bridge active", (char *)NULL);
+	if (wiring_node_tb4(nd))
+		wiring_sb_cat(&b, "; Thunderbolt 4 (free ports up to 40 Gb/s)", (char *)NULL);
 	if (nd->os_build[0])
 		wiring_sb_cat(&b, "; build ", nd->os_build, (char *)NULL);
-	if (nd->freshness == WIRING_REPORT_STALE)
+	if (nd->facts_stale) {
+		wiring_sb_cat(&b, "; Thunderbolt and RDMA facts stale (read ", (char *)NULL);
+		wiring_sb_num(&b, floor(nd->facts_age));
+		wiring_sb_cat(&b, " s before the report)", (char *)NULL);
+	} else if (nd->freshness == WIRING_REPORT_STALE)
 		wiring_sb_cat(&b, "; report stale", (char *)NULL);
 }
 
@@ -197,6 +209,11 @@ fix_unknown(const struct wiring_graph *g, const struct wiring_want *w, struct wi
 		if (idx[k] < 0)
 			snprintf(msg, sizeof(msg), "add %s to the cluster or take it out of the plan",
 			    names[k]);
+		else if (g->nodes[idx[k]].facts_stale)
+			snprintf(msg, sizeof(msg), "%s's last report carries Thunderbolt and RDMA "
+			    "facts read %.0f s before it: check that tbagentd's Thunderbolt "
+			    "collection runs there (see the errors in its report)", names[k],
+			    floor(g->nodes[idx[k]].facts_age));
 		else if (g->nodes[idx[k]].freshness != WIRING_REPORT_FRESH)
 			snprintf(msg, sizeof(msg), "get a fresh report from %s: check that tbagentd "
 			    "runs there and reaches the controller", names[k]);

@@ -155,6 +155,7 @@ wiring_graph_build(struct wiring_graph *g, const struct wiring_node *nodes, int 
 	struct port_key keys[WIRING_EDGES_MAX];
 	int n_keys = 0;
 
+	g->cluster = "";
 	g->nodes = nodes;
 	g->n_nodes = n;
 	g->n_edges = 0;

@@ -22,6 +22,7 @@ struct wiring_edge {
 #define WIRING_EDGES_MAX (WIRING_NODES_MAX * WIRING_PORTS_MAX)
 
 struct wiring_graph {
+	const char *cluster;       /* the cluster's name, for fixes; "" none */
 	const struct wiring_node *nodes;
 	int n_nodes;
 	int n_edges;
@@ -58,6 +59,16 @@ void wiring_side_fill(const struct wiring_graph *g, int i, int p, const char *na
     struct wiring_side *s);
 /* The verdict a set of problem bits gives. */
 enum wiring_verdict wiring_first_problem(unsigned problems);
+
+/*
+ * 1 when port p of node n is a Mac Studio's Thunderbolt 5 port next to the
+ * Ethernet port, which carries no RDMA (bad-port: wiring_rules.c says
+ * where the rule comes from).
+ */
+int wiring_port_next_to_ethernet(const struct wiring_node *n, const struct wiring_port *p);
+/* 1 when node n's ports are Thunderbolt 4: an empty one says "Up to 40
+ * Gb/s" and none "Up to 120" (degraded's fix; wiring_rules.c). */
+int wiring_node_tb4(const struct wiring_node *n);
 
 /* Node n's RDMA device for interface ifname, or NULL (none, or ifname ""). */
 const struct wiring_rdma_device *wiring_device_for(const struct wiring_node *n,

@@ -1,7 +1,8 @@
 /*
  * Cabling plans: which receptacle of which node goes to which, for a full
  * mesh or a ring of the given nodes.  Only receptacles that carry RDMA are
- * used, none twice; a cable that already joins two nodes that need a link
+ * used (wiring_port_carries_rdma(): never a Mac Studio's port next to the
+ * Ethernet port, bad-port), none twice; a cable that already joins two nodes that need a link
  * keeps its ports, so a plan made from a healthy cluster is its cabling.
  */
 #include "wiring_int.h"
@@ -70,6 +71,16 @@ usable_count(const struct plan_state *s, int i)
 	return k;
 }
 
+/* Has node nd a port that is a Mac Studio's next to Ethernet (bad-port)? */
+static int
+next_to_ethernet(const struct wiring_node *nd)
+{
+	for (int p = 0; p < nd->n_ports && p < WIRING_PORTS_MAX; p++)
+		if (wiring_port_next_to_ethernet(nd, &nd->ports[p]))
+			return 1;
+	return 0;
+}
+
 static int
 check_nodes(struct plan_state *s, int need, enum wiring_topology topo, char *err,
     size_t errlen)
@@ -89,7 +100,9 @@ check_nodes(struct plan_state *s, int need, enum wiring_topology topo, char *err
 			    "each node; %s has %d%s", topo == WIRING_TOPO_RING ? "ring" : "full mesh",
 			    s->n, need, need == 1 ? "" : "s", nd->name, usable_count(s, i),
 			    nd->rdma == RDMA_STATE_ENABLED && nd->n_devices == 0 ?
-			    " (RDMA enabled but no RDMA device: it needs Thunderbolt 5)" : "");
+			    " (RDMA enabled but no RDMA device: it needs Thunderbolt 5)" :
+			    next_to_ethernet(nd) ? " (a Mac Studio's port next to Ethernet, en2, "
+			    "carries no RDMA)" : "");
 			return -1;
 		}
 	}

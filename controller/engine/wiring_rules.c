@@ -108,6 +108,76 @@ via_hub_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wi
 	}
 }
 
+/* ---- bad-port ------------------------------------------------------- */
+
+/*
+ * A Mac Studio's Thunderbolt 5 port next to the Ethernet port does not
+ * carry RDMA.  The rule is exo's (exo-explore/exo PR 1551, "Mac Studio en2
+ * RDMA port warning", dashboard/src/routes/+page.svelte L160-205: a node
+ * whose model name is "Mac Studio", an edge whose RDMA interface is
+ * rdma_en2, RDMA enabled at that node; README L298, caveat 3: "On a Mac
+ * Studio, you cannot use the Thunderbolt 5 port next to the Ethernet
+ * port").  exo names the interface from `networksetup
+ * -listallhardwareports`, where en2 is "Thunderbolt 1", receptacle 1 on
+ * the M3 Ultra and M4 Max Studios captured (issue 19's research, point 1).
+ * The port must be both, as on every Studio captured: a Studio that maps
+ * its ports otherwise (tests/fixtures/macos's synthetic one has en2 on
+ * receptacle 2) gives no evidence which of them is next to Ethernet, and
+ * is not judged.  The mapping is read, not computed: the port's receptacle
+ * and interface as the agent reports them, the machine's name from
+ * SPHardwareDataType.
+ */
+int
+wiring_port_next_to_ethernet(const struct wiring_node *n, const struct wiring_port *p)
+{
+	return strcmp(n->machine_name, "Mac Studio") == 0 && strcmp(p->interface, "en2") == 0 &&
+	    strcmp(p->receptacle, "1") == 0;
+}
+
+static int
+bad_port(const struct wiring_graph *g, int i, int p)
+{
+	const struct wiring_node *n = &g->nodes[i];
+
+	return n->rdma == RDMA_STATE_ENABLED && wiring_port_next_to_ethernet(n, &n->ports[p]);
+}
+
+/* "2, 3": node i's empty receptacles that carry RDMA ("" none). */
+static void
+free_rdma_ports(const struct wiring_graph *g, int i, char *out, size_t n)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+
+	out[0] = '\0';
+	for (int p = 0; p < nd->n_ports && p < WIRING_PORTS_MAX; p++)
+		if (nd->ports[p].status == PORT_STATUS_EMPTY &&
+		    wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p]))
+			wiring_append(out, n, "%s%s", out[0] ? ", " : "", nd->ports[p].receptacle);
+}
+
+static void
+bad_port_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+	char fr[128];
+
+	(void)s;
+	if (p < 0 || !bad_port(g, i, p))
+		return;
+	free_rdma_ports(g, i, fr, sizeof(fr));
+	if (fr[0])
+		wiring_fix_add(l, "move the cable from %s receptacle %s (next to Ethernet) to a "
+		    "free Thunderbolt 5 port: %s; on a Mac Studio the port next to Ethernet (%s) "
+		    "carries no RDMA", nd->name, nd->ports[p].receptacle, fr,
+		    nd->ports[p].interface);
+	else
+		wiring_fix_add(l, "move the cable from %s receptacle %s (next to Ethernet) to "
+		    "another Thunderbolt 5 port of %s (none is free: unplug a cable it does not "
+		    "need); on a Mac Studio the port next to Ethernet (%s) carries no RDMA",
+		    nd->name, nd->ports[p].receptacle, nd->name, nd->ports[p].interface);
+}
+
 /* ---- bridge-loop ---------------------------------------------------- */
 
 static int
@@ -287,6 +357,46 @@ no_ipv4_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side
 		    "its interface", nd->ports[p].receptacle);
 }
 
+/* ---- no-gid --------------------------------------------------------- */
+
+/*
+ * The port's RDMA device lists no IPv4-mapped GID (::ffff:a.b.c.d) though
+ * its interface has an IPv4 address (without one, no-ipv4 says it).
+ * JACCL picks the GID of a Thunderbolt RDMA port by that form and fails
+ * without one (ml-explore/mlx mlx/distributed/jaccl/lib/jaccl/rdma.cpp,
+ * Connection::info(); the error PR 4191 added: "No IPv4-mapped GID for
+ * this device. Thunderbolt RDMA ports only publish one once the interface
+ * has an IPv4 address"; before it, issue 3467's "Changing queue pair to
+ * RTR failed with errno 22").  A GID list not read (TRI_NULL) is no
+ * evidence.
+ */
+static int
+no_gid(const struct wiring_graph *g, int i, int p)
+{
+	const struct wiring_node *n = &g->nodes[i];
+	const struct wiring_rdma_device *d = wiring_device_for(n, n->ports[p].interface);
+
+	return d && d->ipv4_gid == TRI_FALSE && n->ports[p].n_ipv4 != 0;
+}
+
+static void
+no_gid_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side *s,
+    struct wiring_link *l)
+{
+	const struct wiring_node *nd = &g->nodes[i];
+	const char *ifn;
+
+	(void)s;
+	if (p < 0 || !no_gid(g, i, p))
+		return;
+	ifn = nd->ports[p].interface;
+	wiring_fix_add(l, "%s on %s lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): "
+	    "give %s its static per-cable address (tbctl node add %s%s%s) or run on %s "
+	    "\"ifconfig %s inet 169.254.0.1 netmask 255.255.0.0 alias\"",
+	    wiring_device_for(nd, ifn)->name, nd->name, ifn, nd->ssh_host[0] ? nd->ssh_host :
+	    nd->name, g->cluster[0] ? " --cluster " : "", g->cluster, nd->name, ifn);
+}
+
 /* ---- degraded ------------------------------------------------------- */
 
 static int
@@ -297,13 +407,53 @@ degraded(const struct wiring_graph *g, int i, int p)
 	return !isnan(s) && s < WIRING_SPEED_FULL_GBPS;
 }
 
+/*
+ * A Thunderbolt 4 Mac: a connected port shows only the negotiated rate
+ * ("40 Gb/s"), an empty one what the port can do, "Up to 40 Gb/s" on
+ * Thunderbolt 4 and "Up to 120 Gb/s" on Thunderbolt 5 (issue 19's
+ * research, point 3: the MacBook Pro host bus capture, the M4 Mac mini
+ * sample; all host ports of a Mac share a generation).  So a node is
+ * Thunderbolt 4 when an empty port reads 40 and none 120; a Mac with every
+ * port in use gives no evidence, and its slow link stays a cable's fault.
+ * RDMA over Thunderbolt needs Thunderbolt 5 at both ends (exo README L275,
+ * exo issue 1915).
+ */
+int
+wiring_node_tb4(const struct wiring_node *n)
+{
+	int tb4 = 0;
+
+	for (int p = 0; p < n->n_ports && p < WIRING_PORTS_MAX; p++) {
+		double m = n->ports[p].max_speed_gbps;
+
+		if (n->ports[p].status != PORT_STATUS_EMPTY || isnan(m))
+			continue;
+		if (m > 40)
+			return 0;
+		tb4 |= m == 40;
+	}
+	return tb4;
+}
+
 static void
 degraded_fix(const struct wiring_graph *g, const struct wiring_edge *e, struct wiring_link *l)
 {
+	const struct wiring_node *a = &g->nodes[e->ai], *b = e->bi >= 0 ? &g->nodes[e->bi] : NULL;
+	int ta4 = wiring_node_tb4(a), tb4 = b != NULL && wiring_node_tb4(b);
 	char ta[96], tb[96];
 
-	(void)g;
-	(void)e;
+	if (ta4 && tb4) {    /* named as the link names its ends */
+		wiring_fix_add(l, "%s's and %s's ports are Thunderbolt 4: RDMA needs Thunderbolt 5 "
+		    "at both ends (the link runs at %g Gb/s; their free ports say \"Up to 40 "
+		    "Gb/s\")", l->a.node, l->b.node, l->speed_gbps);
+		return;
+	}
+	if (ta4 || tb4) {
+		wiring_fix_add(l, "%s's port is Thunderbolt 4: RDMA needs Thunderbolt 5 at both "
+		    "ends (the link runs at %g Gb/s; its free ports say \"Up to 40 Gb/s\")",
+		    ta4 ? a->name : b->name, l->speed_gbps);
+		return;
+	}
 	wiring_end_text(l->a.node, l->a.receptacle, ta, sizeof(ta));
 	wiring_end_text(l->b.node, l->b.receptacle, tb, sizeof(tb));
 	wiring_fix_add(l, "replace the cable between %s and %s: it runs at %g Gb/s; "
@@ -342,6 +492,10 @@ const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT] = {
 	/* the hub is why the link is slow and its RDMA ports down: the cause only */
 	[WIRING_VIA_HUB] = {.verdict = WIRING_VIA_HUB, .cable = via_hub,
 	    .hides = BIT(WIRING_PORT_DOWN) | BIT(WIRING_DEGRADED), .fix_cable = via_hub_fix},
+	/* that port's RDMA device is down because the port carries none: the
+	 * cause only */
+	[WIRING_BAD_PORT] = {.verdict = WIRING_BAD_PORT, .end = bad_port,
+	    .hides = BIT(WIRING_PORT_DOWN), .fix_end = bad_port_fix},
 	[WIRING_BRIDGE_LOOP] = {.verdict = WIRING_BRIDGE_LOOP, .node = bridge_loop,
 	    .fix_end = bridge_loop_fix},
 	/* the far end's port is down because this end has no RDMA device: the
@@ -355,6 +509,7 @@ const struct wiring_rule wiring_rules[WIRING_VERDICT_COUNT] = {
 	[WIRING_PORT_DOWN] = {.verdict = WIRING_PORT_DOWN, .end = port_down,
 	    .fix_end = port_down_fix},
 	[WIRING_NO_IPV4] = {.verdict = WIRING_NO_IPV4, .end = no_ipv4, .fix_end = no_ipv4_fix},
+	[WIRING_NO_GID] = {.verdict = WIRING_NO_GID, .end = no_gid, .fix_end = no_gid_fix},
 	[WIRING_DEGRADED] = {.verdict = WIRING_DEGRADED, .end = degraded,
 	    .fix_cable = degraded_fix},
 	[WIRING_OS_SKEW] = {.verdict = WIRING_OS_SKEW, .cable = os_skew,

@@ -76,6 +76,9 @@ wiring_port_carries_rdma(const struct wiring_node *nodes, int n_nodes, int i,
 {
 	const struct wiring_node *n = &nodes[i];
 
+	/* a Mac Studio's port next to Ethernet, whatever RDMA's state (bad-port) */
+	if (wiring_port_next_to_ethernet(n, p))
+		return 0;
 	if (n->rdma == RDMA_STATE_ENABLED && n->n_devices >= 0 && p->interface[0] != '\0' &&
 	    wiring_device_for(n, p->interface) == NULL)
 		return 0;

@@ -87,11 +87,22 @@ void placement_links_fill(struct place_input *in, const struct placement_seen *s
  */
 void placement_request_of(const struct plan *p, int same_nodes, struct plan_request *req);
 
+/* What changed on a node since the last check, that may make its placements stale. */
+struct placement_cause {
+	api_name node;
+	char what[112];                 /* "address change en2 192.168.0.2 -> 169.254.7.9" */
+};
+
 /*
  * After a wiring check of cluster: each active placement whose hostfile is
  * no longer what its nodes and links give becomes stale, with an event
  * naming the change; a stale one that matches again is active again.
+ * causes (n_causes of them; NULL none): what changed on which node since
+ * the last check.  A placement with a rank on such a node says so in its
+ * reason, and becomes stale too when it cannot be planned again on its
+ * own nodes (an address gone from a cable it uses).
  */
-void placement_stale_check(struct ctrl *c, const char *cluster, double now);
+void placement_stale_check(struct ctrl *c, const char *cluster, double now,
+    const struct placement_cause *causes, int n_causes);
 
 #endif

@@ -61,10 +61,12 @@ fp_port(uint64_t h, const struct report_port *p)
 	h = fnv_str(h, p->domain_uuid);
 	h = fnv_u64(h, (uint64_t)p->status);
 	h = fnv_dbl(h, p->speed_gbps);
+	h = fnv_dbl(h, p->max_speed_gbps);	/* Thunderbolt 4 or 5: degraded's fix */
 	h = fnv_str(h, p->interface);
 	h = fnv_u64(h, (uint64_t)(int64_t)p->n_ipv4);
-	if (p->n_ipv4 > 0)
-		h = fnv_str(h, p->ipv4[0]);
+	/* every address: an address change is an event (wmon_addr.c) */
+	for (int k = 0; k < p->n_ipv4 && k < REPORT_IPV4_MAX; k++)
+		h = fnv_str(h, p->ipv4[k]);
 	h = fnv_u64(h, (uint64_t)p->has_peer);
 	if (p->has_peer) {
 		h = fnv_str(h, p->peer.domain_uuid);
@@ -84,6 +86,7 @@ wmon_fingerprint(const struct report *r)
 
 	h = fnv_str(h, r->node.os_build);
 	h = fnv_str(h, r->node.hostname);      /* DOT labels name hosts */
+	h = fnv_str(h, r->node.machine_name);  /* bad-port: a Mac Studio's en2 */
 	char lan[16] = "", ifn[32];
 	const char *kind;
 	if (report_lan_ipv4(r, lan, sizeof(lan), ifn, sizeof(ifn), &kind) == -1)
@@ -98,6 +101,7 @@ wmon_fingerprint(const struct report *r)
 		h = fnv_str(h, r->rdma.devices[d].name);
 		h = fnv_str(h, r->rdma.devices[d].interface);
 		h = fnv_u64(h, (uint64_t)r->rdma.devices[d].port_state);
+		h = fnv_u64(h, (uint64_t)(int64_t)r->rdma.devices[d].ipv4_gid);	/* no-gid */
 	}
 	h = fnv_u64(h, (uint64_t)(int64_t)br->active);
 	h = fnv_u64(h, (uint64_t)(int64_t)br->n_members);
@@ -177,8 +181,10 @@ node_put(struct wmon *m, const char *name, int create, struct wmon_node *fresh, 
 		*took = 1;
 	} else if ((e = calloc(1, sizeof(*e))) == NULL)
 		return NULL;
-	else
+	else {
 		snprintf(e->name, sizeof(e->name), "%s", name);
+		addr_ports_init(&e->addrs);
+	}
 	m->slots[i].h = h;
 	m->slots[i].e = e;
 	m->used++;
@@ -230,9 +236,14 @@ store_locked(struct wmon *m, const char *node, const struct report *r, uint64_t 
 {
 	struct wmon_node *e = wmon_node_get(m, node, 1);
 
-	if (e == NULL || e->fp == fp)
+	if (e == NULL)
 		return;
+	if (e->fp == fp) {	/* the same wiring, read again or not: how old */
+		e->wn.facts_age = wiring_report_facts_age(r);
+		return;
+	}
 	wiring_node_from_report(&e->wn, node, NODE_READY, r, 0, 0, 0);
+	addr_ports_from_report(&e->addrs, r);
 	e->fp = fp;
 	wmon_node_mark(m, e);
 }
@@ -258,7 +269,7 @@ struct wmon_staged *
 wmon_stage(struct wmon *m, const char *node, const struct report *r)
 {
 	uint64_t fp = wmon_fingerprint(r);
-	const struct wmon_node *e;
+	struct wmon_node *e;
 	struct wmon_staged *st;
 	int same;
 
@@ -267,6 +278,8 @@ wmon_stage(struct wmon *m, const char *node, const struct report *r)
 	pthread_mutex_lock(&m->mu);
 	e = wmon_node_get(m, node, 0);
 	same = e != NULL && e->fp == fp;
+	if (same)	/* the same wiring, read again or not: how old */
+		e->wn.facts_age = wiring_report_facts_age(r);
 	pthread_mutex_unlock(&m->mu);
 	if (same || (st = malloc(sizeof(*st))) == NULL)
 		return NULL;
@@ -275,10 +288,15 @@ wmon_stage(struct wmon *m, const char *node, const struct report *r)
 	st->e.dirty = 0;
 	st->e.next_dirty = NULL;
 	wiring_node_from_report(&st->e.wn, node, NODE_READY, r, 0, 0, 0);
+	addr_ports_from_report(&st->e.addrs, r);
 	return st;
 }
 
-/* On the writer thread: a new node's staged entry is kept, not copied. */
+/*
+ * On the writer thread: a new node's staged entry is kept, not copied.  A
+ * node seen before has its Thunderbolt addresses compared with its
+ * previous report's (wmon_addr.c): a node's first report changes none.
+ */
 void
 wmon_apply(struct wmon *m, struct wmon_staged *st)
 {
@@ -293,7 +311,10 @@ wmon_apply(struct wmon *m, struct wmon_staged *st)
 	if ((e = node_put(m, st->e.name, 1, &st->e, &took)) != NULL &&
 	    (took || e->fp != st->e.fp)) {
 		if (!took) {
+			if (e->fp != 0)
+				wmon_addr_seen(m, e->name, &e->addrs, &st->e.addrs, ctrl_now());
 			e->wn = st->e.wn;
+			e->addrs = st->e.addrs;
 			e->fp = st->e.fp;
 		}
 		wmon_node_mark(m, e);
@@ -322,6 +343,7 @@ wmon_forget(struct wmon *m, const char *node)
 		return;
 	}
 	unmark(m, m->slots[i].e);
+	wmon_addr_forget(m, node);
 	free(m->slots[i].e);
 	memset(&m->slots[i], 0, sizeof(m->slots[i]));
 	m->used--;
@@ -507,10 +529,8 @@ member_node(struct wmon *m, const struct api_node *a, double now, struct wiring_
 		return;
 	}
 	wn->state = a->state;
-	wn->report_at = a->last_report_at;
-	wn->freshness = (a->state == NODE_UNREACHABLE || isnan(a->last_report_at) ||
-	    now - a->last_report_at > m->c->unreachable_after) ? WIRING_REPORT_STALE :
-	    WIRING_REPORT_FRESH;
+	/* late, unreachable, or its Thunderbolt and RDMA facts read too long ago */
+	wiring_node_freshen(wn, a->last_report_at, now, m->c->unreachable_after);
 }
 
 static int
@@ -698,6 +718,7 @@ wmon_free(struct wmon *m)
 	for (int k = 0; k < m->n_states; k++)
 		free(m->states[k].links);
 	free(m->states);
+	wmon_addr_free(m);
 	pthread_mutex_destroy(&m->mu);
 	pthread_cond_destroy(&m->cv);
 	free(m);

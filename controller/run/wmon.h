@@ -9,6 +9,10 @@
  * cluster every WMON_FULL_EVERY seconds, to see reports go stale), records
  * an event for each link whose verdict changed, and keeps the verdicts that
  * /metrics shows.  wmon_check() validates one cluster on demand (the API).
+ * wmon_apply() also compares a node's Thunderbolt addresses with its
+ * previous report's: each change is counted, an event (at most one a
+ * minute per interface) and the cause the next pass gives the placements
+ * it finds stale (wmon_addr.c).
  *
  * Locks: the cache has its own mutex; the inventory is read under the
  * store's lock (store_with), never while holding the cache's.

@@ -6,7 +6,9 @@
  * the link's first node, the reason naming the link and its fix), and so
  * is a cluster verdict that changed, each at most once a WMON_EVENT_GAP
  * (wmon_gate.h: a flapping cable makes one event a minute, not one a
- * check).  The verdicts stay for /metrics.
+ * check).  The verdicts stay for /metrics.  The address changes the ingest
+ * writer queued (wmon_addr.c) are recorded first, and the placements of
+ * the clusters checked are checked for staleness with them as the cause.
  */
 #include "wmon.h"
 #include "wmon_int.h"
@@ -32,6 +34,10 @@ struct pending {
 struct pass {
 	struct pending *ev;
 	int n_ev, cap_ev;
+	struct wmon_addr_event *addr_ev;   /* wmon_addr.c's, recorded first */
+	int n_addr_ev;
+	struct placement_cause *causes;    /* the address changes since the last pass */
+	int n_causes;
 };
 
 static void
@@ -275,11 +281,14 @@ pass_record(struct inv *inv, void *arg)
 	struct ctrl *c = a->m->c;
 
 	(void)inv;
+	for (int k = 0; k < a->p->n_addr_ev; k++)
+		ctrl_event(c, a->p->addr_ev[k].at, "controller", a->p->addr_ev[k].node,
+		    a->p->addr_ev[k].what, a->p->addr_ev[k].reason);
 	for (int k = 0; k < a->p->n_ev; k++)
 		ctrl_event(c, a->now, "controller", a->p->ev[k].node, a->p->ev[k].what,
 		    a->p->ev[k].reason);
 	for (int k = 0; k < a->n; k++)
-		placement_stale_check(c, a->ci[k].name, a->now);
+		placement_stale_check(c, a->ci[k].name, a->now, a->p->causes, a->p->n_causes);
 	return 0;
 }
 
@@ -295,6 +304,8 @@ run_pass(struct wmon *m, int full)
 
 	pthread_mutex_lock(&m->mu);
 	n_dirty = take_dirty(m, &dirty);
+	wmon_addr_flush(m, now);
+	wmon_addr_take(m, &p.addr_ev, &p.n_addr_ev, &p.causes, &p.n_causes);
 	full |= m->touched;
 	m->touched = 0;
 	m->dirty = 0;
@@ -324,6 +335,8 @@ run_pass(struct wmon *m, int full)
 	free(ci);
 	free(dirty);
 	free(p.ev);
+	free(p.addr_ev);
+	free(p.causes);
 }
 
 static void
@@ -428,6 +441,7 @@ wmon_metrics(struct wmon *m)
 			    m->states[k].cluster,
 			    wiring_cluster_verdict_str((enum wiring_cluster_verdict)v),
 			    m->states[k].verdict == (enum wiring_cluster_verdict)v);
+	wmon_addr_metrics(m, &b);
 	pthread_mutex_unlock(&m->mu);
 	return textbuf_take(&b);
 }

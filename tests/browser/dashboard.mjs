@@ -15,7 +15,11 @@
 //     dash, marker and words, not colour alone; evidence and fix on focus;
 //     two cables between one pair, a missing and an unexpected cable; a
 //     link to a Mac with RDMA enabled and no RDMA device (rdma-unavailable,
-//     MLX issue 3777) drawn as a fault, apart from degraded, with its fix.
+//     MLX issue 3777) drawn as a fault, apart from degraded, with its fix; a
+//     cable in a Mac Studio's port next to Ethernet (bad-port, exo PR 1551)
+//     and an RDMA port without an IPv4-mapped GID (no-gid, MLX PR 4191)
+//     drawn as faults, a link slow because an end is Thunderbolt 4 as
+//     degraded, each with its fix.
 import { launch, ok, failures, loggedIn, shot, api } from './lib.mjs';
 
 const [, , which, url, token, shots, agentPid, ctrlPid] = process.argv;
@@ -226,7 +230,71 @@ async function topology(browser) {
   ok(true, 'hovering the unexpected cable shows its fix');
   await shot(page, shots, 'topology-mixed');
   await checkRdmaUnavailable(page);
+  for (const f of FIELD_FAULTS) await checkFieldFault(page, f);
   await ctx.close();
+}
+
+/** Issue 19's faults, as tbctl wiring check gives them on the scenarios named,
+ *  put on degraded.json's slow link (mac2 -- mac3). cls: the drawing's class. */
+const FIELD_FAULTS = [
+  { verdict: 'bad-port', cls: 'bad', speed: 80, scenario: 'bad-port.json',
+    // mac2's end moved to its receptacle 1, en2
+    side: { receptacle: '1', interface: 'en2', rdma_device: 'rdma_en2' },
+    evidence: 'mac2 tb1 (en2) next to Ethernet: connected at 80 Gb/s, peer 5D6E7F80 with RDMA service, ' +
+      'IPv4 169.254.2.1, rdma_en2 active; RDMA enabled; build 25C56',
+    fix: 'move the cable from mac2 receptacle 1 (next to Ethernet) to a free Thunderbolt 5 port: 4, 6; ' +
+      'on a Mac Studio the port next to Ethernet (en2) carries no RDMA' },
+  { verdict: 'no-gid', cls: 'bad', speed: 80, scenario: 'no-gid.json',
+    evidence: 'mac2 tb2 (en2): connected at 80 Gb/s, peer 5D6E7F80 with RDMA service, IPv4 169.254.2.1, ' +
+      'rdma_en2 active without an IPv4-mapped GID; RDMA enabled; build 25C56',
+    fix: 'rdma_en2 on mac2 lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): give en2 its static ' +
+      'per-cable address (tbctl node add mac2 --cluster studio4) or run on mac2 ' +
+      '"ifconfig en2 inet 169.254.0.1 netmask 255.255.0.0 alias"' },
+  { verdict: 'degraded', cls: 'warn', speed: 40, scenario: 'degraded-tb4.json', tb4: true,
+    evidence: 'mac2 tb2 (en2): connected at 40 Gb/s, peer 5D6E7F80 with RDMA service, IPv4 169.254.2.1, ' +
+      'rdma_en2 active; RDMA enabled; Thunderbolt 4 (free ports up to 40 Gb/s); build 25C56',
+    fix: "mac2's port is Thunderbolt 4: RDMA needs Thunderbolt 5 at both ends (the link runs at 40 Gb/s; " +
+      'its free ports say "Up to 40 Gb/s")' },
+];
+
+/** degraded.json with its slow link turned into fault f, served in place of a
+ *  fixture file: drawn with f's class, its word and speed, its fix and
+ *  evidence on hover. */
+async function checkFieldFault(page, f) {
+  const w = (await api(url, '/topology-test/degraded.json', '')).body;
+  const l = w.links.find((x) => x.verdict === 'degraded');
+  const name = f.tb4 ? 'degraded-tb4' : f.verdict;
+  l.verdict = f.verdict;
+  l.problems = [f.verdict];
+  l.speed_gbps = f.speed;
+  l.evidence.a = f.evidence;
+  l.fix = f.fix;
+  Object.assign(l.a, f.side || {});
+  l.actual = `mac2 tb${l.a.receptacle} -- mac3 tb${l.b.receptacle} at ${f.speed} Gb/s`;
+  w.verdict_text = `ring only: an RDMA ring through all 4 nodes, not a full mesh`;
+  w.reasons = [`mac2 -- mac3: ${f.verdict}`];
+  await page.route(`**/topology-test/${name}.json`, (r) =>
+    r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(w) }));
+  await page.goto(`${url}/topology-test/index.html?fixture=${name}`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: T });
+  const sel = `svg.topo .link[data-verdict=${f.verdict}]`;
+  const look = await page.$$eval(sel, (gs) => gs.map((g) => ({
+    cls: g.getAttribute('class'), text: g.querySelector('.lbl').textContent, label: g.getAttribute('aria-label'),
+    dash: getComputedStyle(g.querySelector('.wire')).strokeDasharray,
+  })));
+  ok(look.length === 1, `${name} (${f.scenario}): one link drawn as ${f.verdict}`, JSON.stringify(look));
+  if (look.length !== 1) return;
+  const pass = await page.$eval('svg.topo .link[data-verdict=pass] .wire', (e) => getComputedStyle(e).strokeDasharray);
+  ok(new RegExp(`\\b${f.cls}\\b`).test(look[0].cls) && look[0].dash !== 'none' && look[0].dash !== pass,
+    `${name}: drawn as ${f.cls === 'bad' ? 'a fault' : 'degraded'}, not as a passing link`, JSON.stringify(look[0]));
+  ok(look[0].text.includes(`${f.verdict} ${f.speed}G`) && look[0].label.includes(f.verdict),
+    `${name}: saying ${f.verdict} in words and in its spoken label`, JSON.stringify(look[0]));
+  await page.hover(`${sel} .hit`);
+  const probe = f.fix.slice(0, 40);
+  await page.waitForFunction((t) => document.querySelector('.link-detail').textContent.includes(t), probe, { timeout: T });
+  const detail = await page.textContent('.link-detail');
+  ok(detail.includes(f.fix) && detail.includes(f.evidence), `${name}: hovering it shows the fix and the evidence`, detail);
+  await shot(page, shots, `topology-${name}`);
 }
 
 /** degraded.json with mac3 an M4 Mac mini whose rdma_ctl says enabled and whose

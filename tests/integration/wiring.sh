@@ -119,6 +119,59 @@ for _ in $(seq 50); do
 	sleep 0.2
 done
 check "via-hub: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac2",a="mac1",b="mac2",verdict="via-hub"} 0$' "$TMP/metrics.txt"
+# mac1, an M4 Max Mac Studio reporting its machine name, has its cable to mac2
+# in receptacle 1, en2: the port next to Ethernet, which carries no RDMA
+# (exo-explore/exo PR 1551, README caveat 3): bad-port, the fix naming the
+# free port its report shows (4), and no plan puts an RDMA cable there
+fault bad-port.json mac1 mac2 bad-port "move the cable from mac1 receptacle 1 (next to Ethernet) to a free Thunderbolt 5 port: 4; on a Mac Studio the port next to Ethernet (en2) carries no RDMA"
+check_jq "bad-port: that link only, next to Ethernet in mac1's evidence" "$TMP/w.json" '
+	([.links[] | select(.verdict == "bad-port")] | length) == 1 and ([.links[] | select(.pass)] | length) == 5 and
+	([.links[] | select(.verdict == "bad-port")][0] | .problems == ["bad-port"] and (.evidence.a | contains("(en2) next to Ethernet")))'
+"$CTL" wiring check studio4 >"$TMP/table.txt"; rc=$?
+check_eq "bad-port: the table exits 1" 1 $rc
+check "bad-port: the table gives the verdict and the fix" grep -qE '^mac1:1--mac2:4 +bad-port +.*move the cable from mac1 receptacle 1 \(next to Ethernet\) to a free Thunderbolt 5 port: 4' "$TMP/table.txt"
+sed -n '1p; /bad-port/p' "$TMP/table.txt" | sed 's/^/# /'
+"$CTL" wiring plan studio4 --topology mesh --json >"$TMP/plan-bad.json"; rc=$?
+check_eq "bad-port: a plan can still be made" 0 $rc
+check_jq "bad-port: the plan never uses a Studio's receptacle 1 (en2), and mac1's 2, 3 and 4" "$TMP/plan-bad.json" '
+	(.links | length) == 6 and ([.links[] | .a, .b | select(.receptacle == "1")] | length) == 0 and
+	([.links[] | .a, .b | select(.node == "mac1") | .receptacle] | sort) == ["2","3","4"]'
+for _ in $(seq 50); do
+	curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+	grep -q 'link="mac1 -- mac2",a="mac1",b="mac2",verdict="bad-port"} 0$' "$TMP/metrics.txt" && break
+	sleep 0.2
+done
+check "bad-port: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac2",a="mac1",b="mac2",verdict="bad-port"} 0$' "$TMP/metrics.txt"
+# mac2's RDMA device toward mac3 lists no IPv4-mapped GID though en3 has its
+# address: JACCL's GID selection fails there (ml-explore/mlx PR 4191)
+fault no-gid.json mac2 mac3 no-gid "rdma_en3 on mac2 lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): give en3 its static per-cable address (tbctl node add mac2 --cluster studio4) or run on mac2 \\\"ifconfig en3 inet 169.254.0.1 netmask 255.255.0.0 alias\\\""
+check_jq "no-gid: that link only, with its address, the GID in mac2's evidence" "$TMP/w.json" '
+	([.links[] | select(.verdict == "no-gid")] | length) == 1 and ([.links[] | select(.pass)] | length) == 5 and
+	([.links[] | select(.verdict == "no-gid")][0] | .a.ipv4 != null and (.evidence.a | contains("rdma_en3 active without an IPv4-mapped GID")))'
+"$CTL" wiring check studio4 >"$TMP/table.txt"; rc=$?
+check_eq "no-gid: the table exits 1" 1 $rc
+check "no-gid: the table gives the verdict and the fix" grep -qE '^mac2:2--mac3:3 +no-gid +.*rdma_en3 on mac2 lists no IPv4-mapped GID' "$TMP/table.txt"
+sed -n '1p; /no-gid/p' "$TMP/table.txt" | sed 's/^/# /'
+for _ in $(seq 50); do
+	curl -s "$CTRL_URL/metrics" >"$TMP/metrics.txt"
+	grep -q 'link="mac2 -- mac3",a="mac2",b="mac3",verdict="no-gid"} 0$' "$TMP/metrics.txt" && break
+	sleep 0.2
+done
+check "no-gid: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac2 -- mac3",a="mac2",b="mac3",verdict="no-gid"} 0$' "$TMP/metrics.txt"
+# the 40 Gb/s mac2-mac3 link of degraded-40g.json with mac3 a Thunderbolt 4
+# Mac (its free ports "Up to 40 Gb/s", as degraded-tb4.json's mac5): still
+# degraded, but the fix says why, not "replace the cable"
+jq '.nodes[2] += {"machine_name": "Mac mini", "max_speed_gbps": 40}' "$SCN/degraded-40g.json" >"$LIVE.tmp" && mv "$LIVE.tmp" "$LIVE"
+until_jq "degraded on a Thunderbolt 4 end: the fix says so" studio4 "$(link mac2 mac3) | .verdict == \"degraded\" and
+	(.fix | contains(\"port is Thunderbolt 4: RDMA needs Thunderbolt 5 at both ends\"))"
+check_jq "degraded on Thunderbolt 4: the fix names mac3, mac3's evidence says Thunderbolt 4, the rest pass" "$TMP/w.json" "
+	([.links[] | select(.pass)] | length) == 5 and ($(link mac2 mac3) | .problems == [\"degraded\"] and
+	.fix == \"mac3's port is Thunderbolt 4: RDMA needs Thunderbolt 5 at both ends (the link runs at 40 Gb/s; its free ports say \\\"Up to 40 Gb/s\\\")\" and
+	(.evidence.b | contains(\"Thunderbolt 4 (free ports up to 40 Gb/s)\")))"
+"$CTL" wiring check studio4 >"$TMP/table.txt"; rc=$?
+check_eq "degraded on Thunderbolt 4: the table exits 1" 1 $rc
+check "degraded on Thunderbolt 4: the table gives the verdict and the fix" grep -qE "^mac2:2--mac3:3 +degraded +.*mac3's port is Thunderbolt 4: RDMA needs Thunderbolt 5 at both ends" "$TMP/table.txt"
+sed -n '1p; /degraded/p' "$TMP/table.txt" | sed 's/^/# /'
 fault port-down.json mac1 mac4 port-down "rdma_en4 on mac1 is down"
 fault no-ipv4.json mac1 mac3 no-ipv4 "give mac3 en2 (receptacle 1) an IPv4 address"
 check_jq "no-ipv4: that end has no address" "$TMP/w.json" "$(link mac1 mac3) | .b.ipv4 == null and .a.ipv4 != null"

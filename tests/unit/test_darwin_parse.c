@@ -529,6 +529,48 @@ test_ibv_devinfo_bad(void **state)
 }
 
 /*
+ * A GID in the raw form older rdma-core prints, eight groups of four hex
+ * digits (issue 19's research, point 5), and one with the ", RoCE v2"
+ * suffix newer rdma-core adds: IPv4-mapped or not, as the "::ffff:" form.
+ * A device whose GIDs are all link-local IPv6 has none: JACCL's
+ * Connection::info() (ml-explore/mlx, jaccl/rdma.cpp; MLX PR 4191) fails
+ * on such a port.
+ */
+static void
+test_ibv_devinfo_gid_forms(void **state)
+{
+	(void)state;
+	struct darwin_ibv_devinfo info;
+	char err[128], text[512];
+	static const struct {
+		const char *gid;
+		enum tri mapped;
+	} cases[] = {
+		{ "0000:0000:0000:0000:0000:ffff:a9fe:cdff", TRI_TRUE },
+		{ "0000:0000:0000:0000:0000:FFFF:A9FE:CDFF", TRI_TRUE },
+		{ "::ffff:169.254.205.255, RoCE v2", TRI_TRUE },
+		{ "fe80:0000:0000:0000:344d:04ff:feea:4e40", TRI_FALSE },
+		{ "0000:0000:0000:0000:0000:fffe:a9fe:cdff", TRI_FALSE },
+		{ "0000:0000:0000:0000:0000:ffff:a9fe:cdf", TRI_FALSE },
+		{ "0000:0000:0000:0000:0000:ffff:a9fe:cdffa", TRI_FALSE },
+		{ "0000:0000:0000:0000:0000:ffff:a9fe-cdff", TRI_FALSE },
+		{ "0000:0000:0000:0000:0000:ffff:a9fg:cdff", TRI_FALSE },
+		{ "fe80::344d:4ff:feea:4e40", TRI_FALSE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "hca_id:\trdma_en3\n\t\tport:\t1\n"
+		    "\t\t\tstate:\t\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\t\tThunderbolt\n"
+		    "\t\t\tGID[  0]:\t\tfe80::344d:4ff:feea:4e40\n\t\t\tGID[  1]:\t\t%s\n",
+		    cases[i].gid);
+		print_message("%s\n", cases[i].gid);
+		assert_int_equal(darwin_parse_ibv_devinfo(text, &info, err, sizeof(err)), 0);
+		assert_int_equal(info.n, 1);
+		assert_int_equal(info.dev[0].ipv4_gid, cases[i].mapped);
+	}
+}
+
+/*
  * The real captures of tests/fixtures/captures/ (its README.md: repository,
  * file, commit): each test names its capture and the facts it checks, and
  * cuts it at every byte: a cut output never reads as a wrong value.
@@ -1006,6 +1048,7 @@ main(void)
 		cmocka_unit_test(test_ibv_devices_bad),
 		cmocka_unit_test(test_ibv_devinfo),
 		cmocka_unit_test(test_ibv_devinfo_bad),
+		cmocka_unit_test(test_ibv_devinfo_gid_forms),
 		cmocka_unit_test(test_capture_hwports_osaurus),
 		cmocka_unit_test(test_capture_ibv_devices),
 		cmocka_unit_test(test_capture_ibv_devinfo),

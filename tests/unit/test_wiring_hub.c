@@ -353,6 +353,7 @@ darwin_node(const char *json, const char *name, const char *iface, struct report
 	    "%s", iface);
 	r->rdma.state = RDMA_STATE_ENABLED;
 	r->rdma.n_devices = 1;
+	report_rdma_device_init(&r->rdma.devices[0]);    /* GIDs not read */
 	snprintf(r->rdma.devices[0].name, sizeof(r->rdma.devices[0].name), "rdma_%s", iface);
 	snprintf(r->rdma.devices[0].interface, sizeof(r->rdma.devices[0].interface), "%s", iface);
 	r->rdma.devices[0].port_state = RDMA_PORT_DOWN;

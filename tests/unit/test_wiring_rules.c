@@ -53,6 +53,8 @@ test_words_parse_back(void **state)
 	assert_string_equal(wiring_verdict_str(WIRING_BRIDGE_LOOP), "bridge-loop");
 	assert_string_equal(wiring_verdict_str(WIRING_RDMA_UNAVAILABLE), "rdma-unavailable");
 	assert_string_equal(wiring_verdict_str(WIRING_VIA_HUB), "via-hub");
+	assert_string_equal(wiring_verdict_str(WIRING_BAD_PORT), "bad-port");
+	assert_string_equal(wiring_verdict_str(WIRING_NO_GID), "no-gid");
 	assert_string_equal(wiring_verdict_str(WIRING_OS_SKEW), "os-skew");
 }
 
@@ -99,9 +101,18 @@ test_every_verdict_has_its_row(void **state)
 	 * after one-sided, before bridge-loop; the hub explains the link's
 	 * speed and its RDMA ports down */
 	assert_int_equal(WIRING_ONE_SIDED + 1, WIRING_VIA_HUB);
-	assert_int_equal(WIRING_VIA_HUB + 1, WIRING_BRIDGE_LOOP);
 	assert_int_equal(wiring_rules[WIRING_VIA_HUB].hides,
 	    BIT(WIRING_PORT_DOWN) | BIT(WIRING_DEGRADED));
+	/* a Mac Studio's port next to Ethernet (exo PR 1551) is where the
+	 * cable is plugged, like via-hub: right after it, before bridge-loop;
+	 * it explains that port's RDMA device being down */
+	assert_int_equal(WIRING_VIA_HUB + 1, WIRING_BAD_PORT);
+	assert_int_equal(WIRING_BAD_PORT + 1, WIRING_BRIDGE_LOOP);
+	assert_int_equal(wiring_rules[WIRING_BAD_PORT].hides, BIT(WIRING_PORT_DOWN));
+	/* no IPv4-mapped GID (MLX PR 4191) right after no IPv4 address: an
+	 * interface without one publishes no such GID */
+	assert_int_equal(WIRING_NO_IPV4 + 1, WIRING_NO_GID);
+	assert_int_equal(WIRING_NO_GID + 1, WIRING_DEGRADED);
 }
 
 static void
@@ -118,7 +129,12 @@ test_help_lists_every_verdict(void **state)
 	assert_non_null(strstr(buf, "\n  rdma-unavailable  an end has RDMA enabled but no RDMA "
 	    "device (Thunderbolt 4)\n  rdma-off          "));
 	assert_non_null(strstr(buf, "\n  one-sided         seen from one end only\n  via-hub        "
-	    "   the cable goes through a dock or hub: no RDMA over it\n  bridge-loop       "));
+	    "   the cable goes through a dock or hub: no RDMA over it\n  bad-port          "
+	    "a Mac Studio's port next to Ethernet (en2), which carries no RDMA\n"
+	    "  bridge-loop       "));
+	assert_non_null(strstr(buf, "\n  no-ipv4           an end has no IPv4 address\n"
+	    "  no-gid            an RDMA port has no IPv4-mapped GID (JACCL needs one)\n"
+	    "  degraded          "));
 	for (int v = 0; v < WIRING_VERDICT_COUNT; v++) {
 		const char *w = wiring_verdict_str((enum wiring_verdict)v);
 		const char *m = wiring_verdict_meaning((enum wiring_verdict)v);
@@ -153,11 +169,13 @@ test_help_lists_every_verdict(void **state)
 static const char *const scenarios[WIRING_VERDICT_COUNT] = {
 	[WIRING_ONE_SIDED] = "one-sided.json",
 	[WIRING_VIA_HUB] = "via-hub.json",
+	[WIRING_BAD_PORT] = "bad-port.json",
 	[WIRING_BRIDGE_LOOP] = "bridge-active.json",
 	[WIRING_RDMA_UNAVAILABLE] = "rdma-unavailable.json",
 	[WIRING_RDMA_OFF] = "rdma-off.json",
 	[WIRING_PORT_DOWN] = "port-down.json",
 	[WIRING_NO_IPV4] = "no-ipv4.json",
+	[WIRING_NO_GID] = "no-gid.json",
 	[WIRING_DEGRADED] = "degraded-40g.json",
 	[WIRING_OS_SKEW] = "os-skew.json",
 };

@@ -27,8 +27,9 @@ const STYLE = {
   // os-skew that the open rollout expects (expected_during_rollout): not a fault
   expected: ['unknown', '⧖', 'os-skew, expected'],
 };
-// every other verdict (missing, miswired, via-hub, rdma-off, rdma-unavailable,
-// ...) is a fault: drawn dotted with a cross and its word
+// every other verdict (missing, miswired, via-hub, bad-port, rdma-off,
+// rdma-unavailable, no-gid, ...) is a fault: drawn dotted with a cross and its
+// word; degraded's fix says when an end is Thunderbolt 4
 const FAIL = ['bad', '✗'];
 
 export function linkStyle(verdict) {
