@@ -4,59 +4,140 @@
  * the per-command timeout, and parses what they print (darwin_parse.c for
  * text, proto/macos_json.c for JSON).  It changes nothing on the Mac.
  *
+ * Cadence (darwin_sched.h; DESIGN.md, "What the agent costs the Mac"): a
+ * collection runs `sysctl` of several names, `vm_stat` and `ifconfig -a`;
+ * identity, hardware ports and topology are read again only when due, and
+ * kept in struct darwin_state in between, each with the time it was read.
+ * Power and temperature come from a child that runs on (backend_darwin_power.h).
+ * At the default 5 s interval that is 3 commands a collection and 3 more
+ * a minute for the topology: 39 a minute, one of them system_profiler.
+ *
+ * Sections and their collected_at: memory and network are read every
+ * collection; thunderbolt and rdma when the topology was (a port's
+ * addresses and the bridge come from this collection's ifconfig, the
+ * ports and peers from the last system_profiler: the older time is the
+ * section's); node when the identity was read, or now when this
+ * collection's boot time is the one it was read under (model, serial and
+ * OS do not change without a restart; host name and boot time are read
+ * every collection).  The errors of a source that was not read again are
+ * those of its last read, repeated in every report that shows its values.
+ *
  * A command that is missing, exits non-zero, times out or prints what the
  * parser rejects adds one error to the report: source is the command's
  * name ("system_profiler", "sysctl"), message is its arguments, if any,
  * then what went wrong ("SPThunderboltDataType -json: timed out after 5
  * s").  Its fields stay null and the collection carries on.
  *
- * Time budget: with many hung commands (a wedged driver) the collection
- * would take the timeout times the number of commands, about 25.  So once
- * 4 commands have timed out in one collection, no further command is
- * started; each one left gets the error "not run: ...".  A collection thus
- * takes what the commands that answer take plus at most 4 x timeout.  Slow
- * commands that do answer are never cut short by this: a wall-clock budget
- * would have to guess how long a healthy collection takes.
+ * Time budget: once 4 commands have timed out in one collection, no
+ * further command is started; each one left gets the error "not run: ...".
  *
- * Power: `macmon pipe -s 1` (no root needed), else `powermetrics
- * --samplers cpu_power,gpu_power -i 1000 -n 1` (root; -i 1000 because its
- * default 5 s sampling interval would reach the usual timeout).  An error
- * is recorded for each only when neither gives power values.
+ * Network interfaces (network.interfaces, the LAN address): `ifconfig -a`
+ * joined with networksetup's hardware port names (darwin_join.h says which
+ * kind each name gives); without networksetup, which interfaces are
+ * Thunderbolt is not known: network stays null.  bridge0 missing from
+ * `ifconfig -a` is the bridge reported as absent.
  *
- * Network interfaces (network.interfaces, the LAN address): `ifconfig -a`,
- * once, for every interface's addresses, joined with networksetup's
- * hardware port names (darwin_join.h says which kind each name gives).
- *
- * Commands that are not run: `ifconfig enX` for ports whose interface is
- * unknown (networksetup failed), `ifconfig -a` when networksetup failed
- * (which interfaces are Thunderbolt is not known: network stays null),
- * `ibv_devinfo -v` when ibv_devices lists no device (RDMA disabled: it
- * would only say "No IB devices found").
- * `ifconfig bridge0` answering "does not exist" is not an error: the bridge
- * is reported as absent.
+ * With no state from the caller (collect_opts.state NULL: tbagentd --once)
+ * everything is read once, and power waits up to the command timeout for
+ * a first sample of a 1 s interval.
  */
 #include "collector.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "darwin_join.h"
 #include "darwin_parse.h"
+#include "backend_darwin_power.h"
+#include "darwin_sched.h"
+#include "darwin_sysctl.h"
 #include "macos_json.h"
 #include "runcmd.h"
 
 #define DEFAULT_TIMEOUT_MS 5000
 #define TIMEOUTS_MAX 4		/* timed-out commands before the rest are skipped */
 #define WHY_MAX 256
+#define KEPT_ERRORS_MAX 8
+
+/* The errors of one source's last read, repeated while its values are shown. */
+struct kept_errors {
+	int n;
+	struct report_error e[KEPT_ERRORS_MAX];
+};
+
+struct darwin_state {
+	/* identity: system_profiler SPHardwareDataType, sw_vers */
+	double identity_at, identity_mono;      /* NAN: never */
+	int identity_ok;
+	struct report_node node;
+	int64_t hw_memory;                       /* SPHardware's physical_memory */
+	struct kept_errors identity_err;
+	double boot_before;                      /* the boot time last read */
+	/* hardware ports: networksetup */
+	double hwports_mono;
+	int hwports_ok, have_hp;
+	struct darwin_hwports hp;
+	struct kept_errors hwports_err;
+	/* topology: system_profiler SPThunderboltDataType, rdma_ctl, ibv_devinfo */
+	double topology_at, topology_mono;
+	struct report_thunderbolt tb;
+	struct report_rdma rdma;
+	struct kept_errors topology_err;
+	/* the cheap check */
+	int have_sig;
+	uint64_t link_sig, ifset_sig;
+	struct darwin_iflist iflist;             /* this collection's ifconfig -a */
+	struct darwin_power *power;
+};
 
 /* One collection: where it writes and how its commands fared. */
 struct run {
 	struct report *r;
+	struct darwin_state *st;
 	int timeout_ms;
 	int timeouts;            /* commands that timed out so far */
+	double wall, mono;       /* when it started */
 };
+
+static double
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct darwin_state *
+darwin_state_new(void)
+{
+	struct darwin_state *st = calloc(1, sizeof(*st));
+
+	if (st == NULL)
+		return NULL;
+	if ((st->power = darwin_power_new()) == NULL) {
+		free(st);
+		return NULL;
+	}
+	st->identity_at = st->identity_mono = NAN;
+	st->boot_before = NAN;
+	st->hwports_mono = NAN;
+	st->topology_at = st->topology_mono = NAN;
+	return st;
+}
+
+void
+darwin_state_free(struct darwin_state *st)
+{
+	if (st == NULL)
+		return;
+	darwin_power_free(st->power);
+	free(st);
+}
 
 /* Record an error for argv[0]: "<arguments>: <what>", or "<what>" without arguments. */
 static void cmd_error(struct run *x, char *const argv[], const char *fmt, ...)
@@ -82,6 +163,22 @@ cmd_error(struct run *x, char *const argv[], const char *fmt, ...)
 		report_add_error(x->r, argv[0], "%s", what);
 }
 
+/* The report's errors from index from on, kept for the reports that follow. */
+static void
+keep_errors(const struct report *r, int from, struct kept_errors *k)
+{
+	k->n = 0;
+	for (int i = from; i < r->n_errors && k->n < KEPT_ERRORS_MAX; i++)
+		k->e[k->n++] = r->errors[i];
+}
+
+static void
+repeat_errors(struct report *r, const struct kept_errors *k)
+{
+	for (int i = 0; i < k->n; i++)
+		report_add_error(r, k->e[i].source, "%s", k->e[i].message);
+}
+
 /*
  * Run argv unless the budget is spent.  Returns 0 with *res filled (the
  * caller frees it with runcmd_result_free()), or -1 with why filled and
@@ -104,25 +201,27 @@ start_cmd(struct run *x, char *const argv[], struct runcmd_result *res, char *wh
 
 /*
  * What argv printed when it ran and exited 0, as a string the caller frees;
- * otherwise NULL with the reason in why.
+ * otherwise NULL with the reason recorded.
  */
 static char *
-output_quiet(struct run *x, char *const argv[], char *why, size_t whylen)
+output_of(struct run *x, char *const argv[])
 {
 	struct runcmd_result res;
+	char why[WHY_MAX];
 	const char *failure;
 	char *out;
 
-	if (start_cmd(x, argv, &res, why, whylen) == -1)
+	if (start_cmd(x, argv, &res, why, sizeof(why)) == -1) {
+		cmd_error(x, argv, "%s", why);
 		return NULL;
-	failure = runcmd_failure(&res, x->timeout_ms, why, whylen);
+	}
+	failure = runcmd_failure(&res, x->timeout_ms, why, sizeof(why));
 	if (failure == NULL && res.out_truncated)
 		failure = "printed more than the output limit";
 	if (failure == NULL && res.out == NULL)
 		failure = "out of memory";
 	if (failure != NULL) {
-		if (failure != why)
-			snprintf(why, whylen, "%s", failure);
+		cmd_error(x, argv, "%s", failure);
 		runcmd_result_free(&res);
 		return NULL;
 	}
@@ -131,213 +230,70 @@ output_quiet(struct run *x, char *const argv[], char *why, size_t whylen)
 	return out;
 }
 
-/* As output_quiet(), but a failure is recorded in the report. */
-static char *
-output_of(struct run *x, char *const argv[])
-{
-	char why[WHY_MAX];
-	char *out = output_quiet(x, argv, why, sizeof(why));
-
-	if (out == NULL)
-		cmd_error(x, argv, "%s", why);
-	return out;
-}
-
 /*
- * Identity: system_profiler SPHardwareDataType, sw_vers, kern.boottime,
- * hostname.  *hw_memory gets physical_memory for collect_memory().
+ * Every collection: one `sysctl` for memory, boot time and host name.
+ * The names it printed are read whatever its exit status (an unknown name
+ * is a warning and the exit status: darwin_sysctl.h).  *boot gets the
+ * boot time, NAN when unknown.
  */
-static void
-collect_identity(struct run *x, int64_t *hw_memory)
-{
-	char *hw[] = { "system_profiler", "SPHardwareDataType", "-json", NULL };
-	char *vers[] = { "sw_vers", NULL };
-	char *boot[] = { "sysctl", "-n", "kern.boottime", NULL };
-	char *host[] = { "hostname", NULL };
-	struct report_node *node = &x->r->node;
-	char err[WHY_MAX], *out;
+static const char *const sysctl_names[] = { "hw.memsize", "vm.swapusage",
+	"iogpu.wired_limit_mb", "kern.memorystatus_level", "kern.boottime", "kern.hostname" };
+#define N_SYSCTL (sizeof(sysctl_names) / sizeof(sysctl_names[0]))
 
-	if ((out = output_of(x, hw)) != NULL) {
-		if (macos_parse_hardware(out, strlen(out), node, hw_memory, err,
-		    sizeof(err)) == -1)
-			cmd_error(x, hw, "%s", err);
-		free(out);
-	}
-	if ((out = output_of(x, vers)) != NULL) {
-		if (darwin_parse_sw_vers(out, node, err, sizeof(err)) == -1)
-			cmd_error(x, vers, "%s", err);
-		free(out);
-	}
-	if ((out = output_of(x, boot)) != NULL) {
-		if (darwin_parse_boottime(out, &node->boot_time, err, sizeof(err)) == -1)
-			cmd_error(x, boot, "%s", err);
-		free(out);
-	}
-	if ((out = output_of(x, host)) != NULL) {
-		if (darwin_parse_hostname(out, node->hostname, sizeof(node->hostname), err,
-		    sizeof(err)) == -1)
-			cmd_error(x, host, "%s", err);
-		free(out);
+/* Parse one name's value into the report; -1 with err filled when it does not read. */
+static int
+sysctl_one(struct run *x, size_t i, const char *v, char *err, size_t errlen)
+{
+	struct report_memory *m = &x->r->memory;
+	struct report_node *node = &x->r->node;
+
+	switch (i) {
+	case 0:
+		return darwin_parse_memsize(v, &m->total_bytes, err, errlen);
+	case 1:
+		return darwin_parse_swapusage(v, &m->swap_total_bytes, &m->swap_used_bytes, err,
+		    errlen);
+	case 2:
+		return darwin_parse_wired_limit(v, &m->gpu_wired_limit_bytes, err, errlen);
+	case 3:
+		return darwin_parse_memorystatus_level(v, &m->free_ratio, err, errlen);
+	case 4:
+		return darwin_parse_boottime(v, &node->boot_time, err, errlen);
+	default:
+		return darwin_parse_hostname(v, node->hostname, sizeof(node->hostname), err,
+		    errlen);
 	}
 }
 
-/* `ifconfig bridge0`: the Thunderbolt Bridge, or its absence. */
 static void
-collect_bridge(struct run *x, const char *name)
+collect_sysctl(struct run *x)
 {
-	char *argv[] = { "ifconfig", (char *)name, NULL };
-	struct report_bridge *b = &x->r->thunderbolt.bridge;
-	struct darwin_ifconfig ifc;
+	char *argv[2 + N_SYSCTL] = { "sysctl" };
+	char why[WHY_MAX], err[WHY_MAX], v[1024];
 	struct runcmd_result res;
-	char why[WHY_MAX];
-	int rc;
+	const char *failure;
 
+	for (size_t i = 0; i < N_SYSCTL; i++)
+		argv[1 + i] = (char *)sysctl_names[i];
+	argv[1 + N_SYSCTL] = NULL;
 	if (start_cmd(x, argv, &res, why, sizeof(why)) == -1) {
-		cmd_error(x, argv, "%s", why);
+		report_add_error(x->r, "sysctl", "%s", why);
 		return;
 	}
-	if (res.status == RUNCMD_OK && res.exit_code != 0 &&
-	    strstr(res.err, "does not exist") != NULL) {
-		b->exists = TRI_FALSE;
-		b->active = TRI_FALSE;
-		b->n_members = 0;
-	} else if (runcmd_failure(&res, x->timeout_ms, why, sizeof(why)) != NULL) {
-		cmd_error(x, argv, "%s", why);
-	} else {
-		rc = darwin_parse_ifconfig(res.out, &ifc, why, sizeof(why));
-		if (rc == -1)
-			cmd_error(x, argv, "%s", why);
-		if (ifc.name[0] != '\0')	/* read, if only in part */
-			darwin_join_bridge(b, &ifc);
+	failure = runcmd_failure(&res, x->timeout_ms, why, sizeof(why));
+	if (res.status != RUNCMD_OK || res.out == NULL) {
+		report_add_error(x->r, "sysctl", "%s", failure != NULL ? failure : "out of memory");
+		runcmd_result_free(&res);
+		return;
+	}
+	for (size_t i = 0; i < N_SYSCTL; i++) {
+		if (darwin_sysctl_value(res.out, sysctl_names[i], v, sizeof(v)) == -1)
+			report_add_error(x->r, "sysctl", "%s: not printed%s%s", sysctl_names[i],
+			    failure != NULL ? ", " : "", failure != NULL ? failure : "");
+		else if (sysctl_one(x, i, v, err, sizeof(err)) == -1)
+			report_add_error(x->r, "sysctl", "%s: %s", sysctl_names[i], err);
 	}
 	runcmd_result_free(&res);
-}
-
-/* `ifconfig enX`: the IPv4 addresses of the port on enX. */
-static void
-collect_port_ipv4(struct run *x, const char *ifname)
-{
-	char *argv[] = { "ifconfig", (char *)ifname, NULL };
-	struct darwin_ifconfig ifc;
-	char err[WHY_MAX], *out;
-	int rc;
-
-	if ((out = output_of(x, argv)) == NULL)
-		return;
-	rc = darwin_parse_ifconfig(out, &ifc, err, sizeof(err));
-	free(out);
-	if (rc == -1)
-		cmd_error(x, argv, "%s", err);
-	if (ifc.name[0] == '\0')	/* nothing read */
-		return;
-	if (darwin_join_ifconfig(&x->r->thunderbolt, &ifc) == -1)
-		cmd_error(x, argv, "printed interface %s, not %s", ifc.name, ifname);
-}
-
-/*
- * Thunderbolt: system_profiler SPThunderboltDataType for the ports,
- * networksetup for their interfaces, ifconfig for bridge0 and the ports'
- * addresses.  *hp gets networksetup's hardware ports, for
- * collect_network(); returns 0 when networksetup answered and its whole
- * output was read, else -1.
- */
-static int
-collect_thunderbolt(struct run *x, struct darwin_hwports *hp)
-{
-	char *sp[] = { "system_profiler", "SPThunderboltDataType", "-json", NULL };
-	char *ns[] = { "networksetup", "-listallhardwareports", NULL };
-	struct report_thunderbolt *tb = &x->r->thunderbolt;
-	char err[WHY_MAX], *out;
-	int rc = -1;
-
-	if ((out = output_of(x, sp)) != NULL) {
-		if (macos_parse_thunderbolt(out, strlen(out), tb, err, sizeof(err)) == -1)
-			cmd_error(x, sp, "%s", err);
-		free(out);
-	}
-	memset(hp, 0, sizeof(*hp));
-	if ((out = output_of(x, ns)) != NULL) {
-		rc = darwin_parse_hwports(out, hp, err, sizeof(err));
-		free(out);
-		if (rc == -1)
-			cmd_error(x, ns, "%s", err);
-		darwin_join_interfaces(tb, hp);
-	}
-	collect_bridge(x, hp->bridge[0] != '\0' ? hp->bridge : "bridge0");
-	for (int i = 0; i < tb->n_ports; i++)
-		if (tb->ports[i].interface[0] != '\0')
-			collect_port_ipv4(x, tb->ports[i].interface);
-	return rc;
-}
-
-/*
- * network.interfaces: `ifconfig -a`, one command for every interface's
- * addresses, joined with networksetup's hardware ports (hp; have_hp 0 when
- * networksetup failed).  Without both, which interfaces are Thunderbolt is
- * not known: network stays null.  ifconfig is not run then.
- */
-static void
-collect_network(struct run *x, const struct darwin_hwports *hp, int have_hp)
-{
-	char *argv[] = { "ifconfig", "-a", NULL };
-	struct darwin_iflist *l;
-	char err[WHY_MAX], *out;
-	int rc, dropped;
-
-	if (!have_hp)
-		return;
-	if ((l = malloc(sizeof(*l))) == NULL) {
-		cmd_error(x, argv, "out of memory");
-		return;
-	}
-	if ((out = output_of(x, argv)) != NULL) {
-		rc = darwin_parse_ifconfig_all(out, l, err, sizeof(err));
-		free(out);
-		if (rc == -1)
-			cmd_error(x, argv, "%s", err);
-		if (rc == 0 || l->n > 0) {	/* too many: the first kept */
-			dropped = darwin_join_network(&x->r->network, hp, l,
-			    &x->r->thunderbolt);
-			if (dropped > 0)
-				cmd_error(x, argv, "%d interfaces left out: the report holds %d",
-				    dropped, REPORT_NETIFS_MAX);
-		}
-	}
-	free(l);
-}
-
-/* RDMA: rdma_ctl status, ibv_devices, ibv_devinfo -v. */
-static void
-collect_rdma(struct run *x)
-{
-	char *ctl[] = { "rdma_ctl", "status", NULL };
-	char *list[] = { "ibv_devices", NULL };
-	char *info[] = { "ibv_devinfo", "-v", NULL };
-	struct darwin_ibv_devices devs;
-	struct darwin_ibv_devinfo di;
-	int have_devs = 0, have_info = 0, rc;
-	char err[WHY_MAX], *out;
-
-	if ((out = output_of(x, ctl)) != NULL) {
-		if (darwin_parse_rdma_ctl(out, &x->r->rdma.state, err, sizeof(err)) == -1)
-			cmd_error(x, ctl, "%s", err);
-		free(out);
-	}
-	if ((out = output_of(x, list)) != NULL) {
-		rc = darwin_parse_ibv_devices(out, &devs, err, sizeof(err));
-		if (rc == -1)
-			cmd_error(x, list, "%s", err);
-		have_devs = rc == 0 || devs.n > 0;	/* too many: the first kept */
-		free(out);
-	}
-	if ((!have_devs || devs.n > 0) && (out = output_of(x, info)) != NULL) {
-		rc = darwin_parse_ibv_devinfo(out, &di, err, sizeof(err));
-		if (rc == -1)
-			cmd_error(x, info, "%s", err);
-		have_info = rc == 0 || di.n > 0;
-		free(out);
-	}
-	darwin_join_rdma(&x->r->rdma, have_devs ? &devs : NULL, have_info ? &di : NULL);
 }
 
 /* vm_stat into the memory counters. */
@@ -358,108 +314,322 @@ collect_vm_stat(struct run *x)
 }
 
 /*
- * Memory: hw.memsize (else SPHardware's physical_memory, hw_memory),
- * vm_stat, swap, memory_pressure, the GPU wired limit.
+ * The cheap check: `ifconfig -a` into st->iflist.  Returns 0 when
+ * something of it was read (a partial read keeps what fitted).
  */
-static void
-collect_memory(struct run *x, int64_t hw_memory)
+static int
+collect_ifconfig(struct run *x)
 {
-	char *memsize[] = { "sysctl", "-n", "hw.memsize", NULL };
-	char *swap[] = { "sysctl", "vm.swapusage", NULL };
-	char *pressure[] = { "memory_pressure", "-Q", NULL };
-	char *wired[] = { "sysctl", "-n", "iogpu.wired_limit_mb", NULL };
-	struct report_memory *m = &x->r->memory;
+	char *argv[] = { "ifconfig", "-a", NULL };
+	struct darwin_iflist *l = &x->st->iflist;
+	char err[WHY_MAX], *out;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if ((out = output_of(x, argv)) == NULL)
+		return -1;
+	rc = darwin_parse_ifconfig_all(out, l, err, sizeof(err));
+	free(out);
+	if (rc == -1)
+		cmd_error(x, argv, "%s", err);
+	return rc == 0 || l->n > 0 ? 0 : -1;
+}
+
+/* Identity: system_profiler SPHardwareDataType and sw_vers into st->node. */
+static void
+read_identity(struct run *x)
+{
+	char *hw[] = { "system_profiler", "SPHardwareDataType", "-json", NULL };
+	char *vers[] = { "sw_vers", NULL };
+	struct darwin_state *st = x->st;
+	int from = x->r->n_errors;
 	char err[WHY_MAX], *out;
 
-	if ((out = output_of(x, memsize)) != NULL) {
-		if (darwin_parse_memsize(out, &m->total_bytes, err, sizeof(err)) == -1)
-			cmd_error(x, memsize, "%s", err);
-		free(out);
-	}
-	if (m->total_bytes == REPORT_NULL_I64)
-		m->total_bytes = hw_memory;
-	collect_vm_stat(x);
-	if ((out = output_of(x, swap)) != NULL) {
-		if (darwin_parse_swapusage(out, &m->swap_total_bytes, &m->swap_used_bytes, err,
+	memset(&st->node, 0, sizeof(st->node));
+	st->node.boot_time = st->node.collected_at = NAN;
+	st->hw_memory = REPORT_NULL_I64;
+	if ((out = output_of(x, hw)) != NULL) {
+		if (macos_parse_hardware(out, strlen(out), &st->node, &st->hw_memory, err,
 		    sizeof(err)) == -1)
-			cmd_error(x, swap, "%s", err);
+			cmd_error(x, hw, "%s", err);
 		free(out);
 	}
-	if ((out = output_of(x, pressure)) != NULL) {
-		if (darwin_parse_memory_pressure(out, &m->free_ratio, err, sizeof(err)) == -1)
-			cmd_error(x, pressure, "%s", err);
+	if ((out = output_of(x, vers)) != NULL) {
+		if (darwin_parse_sw_vers(out, &st->node, err, sizeof(err)) == -1)
+			cmd_error(x, vers, "%s", err);
 		free(out);
 	}
-	if ((out = output_of(x, wired)) != NULL) {
-		if (darwin_parse_wired_limit(out, &m->gpu_wired_limit_bytes, err,
-		    sizeof(err)) == -1)
-			cmd_error(x, wired, "%s", err);
+	keep_errors(x->r, from, &st->identity_err);
+	st->identity_ok = x->r->n_errors == from;
+	st->identity_at = x->wall;
+	st->identity_mono = x->mono;
+}
+
+/* networksetup -listallhardwareports into st->hp. */
+static void
+read_hwports(struct run *x)
+{
+	char *ns[] = { "networksetup", "-listallhardwareports", NULL };
+	struct darwin_state *st = x->st;
+	int from = x->r->n_errors, rc = -1;
+	char err[WHY_MAX], *out;
+
+	memset(&st->hp, 0, sizeof(st->hp));
+	st->have_hp = 0;
+	if ((out = output_of(x, ns)) != NULL) {
+		rc = darwin_parse_hwports(out, &st->hp, err, sizeof(err));
 		free(out);
+		if (rc == -1)
+			cmd_error(x, ns, "%s", err);
+		st->have_hp = rc == 0 || st->hp.n > 0 || st->hp.n_other > 0;
 	}
+	keep_errors(x->r, from, &st->hwports_err);
+	st->hwports_ok = rc == 0;
+	st->hwports_mono = x->mono;
 }
 
 /*
- * Power and temperature: macmon, else powermetrics.  Returns 0 when the
- * first that gave values did; why says what went wrong otherwise.  A
- * partial parse keeps its values and records its error.
+ * `ibv_devinfo -v`: the RDMA devices and their ports (it lists them all:
+ * `ibv_devices` is not needed).  With no device it prints "No IB devices
+ * found" on stderr and exits 255 (linux-rdma/rdma-core,
+ * libibverbs/examples/devinfo.c, main(), at 00b335ca): zero devices,
+ * whichever stream it is on and whatever the exit status.
+ * Returns 1 when *di was read.
  */
 static int
-power_from(struct run *x, char *const argv[], char *why, size_t whylen)
+read_ibv_devinfo(struct run *x, struct darwin_ibv_devinfo *di)
 {
-	struct report *r = x->r;
-	char *out = output_quiet(x, argv, why, whylen);
+	char *argv[] = { "ibv_devinfo", "-v", NULL };
+	struct runcmd_result res;
+	char why[WHY_MAX];
 	int rc;
 
-	if (out == NULL)
-		return -1;
-	if (strcmp(argv[0], "macmon") == 0)
-		rc = macos_parse_macmon(out, strlen(out), &r->power, &r->thermal, why, whylen);
-	else
-		rc = darwin_parse_powermetrics(out, &r->power, why, whylen);
-	free(out);
-	if (rc == 0)
+	memset(di, 0, sizeof(*di));
+	if (start_cmd(x, argv, &res, why, sizeof(why)) == -1) {
+		cmd_error(x, argv, "%s", why);
 		return 0;
-	if (r->power.source[0] == '\0')
-		return -1;
-	cmd_error(x, argv, "%s", why);
-	return 0;
+	}
+	if (res.status == RUNCMD_OK && res.out != NULL &&
+	    (strstr(res.out, "No IB devices found") != NULL ||
+	    strstr(res.err, "No IB devices found") != NULL)) {
+		runcmd_result_free(&res);
+		return 1;
+	}
+	if (runcmd_failure(&res, x->timeout_ms, why, sizeof(why)) != NULL || res.out == NULL) {
+		cmd_error(x, argv, "%s", res.out == NULL ? "out of memory" : why);
+		runcmd_result_free(&res);
+		return 0;
+	}
+	rc = darwin_parse_ibv_devinfo(res.out, di, why, sizeof(why));
+	runcmd_result_free(&res);
+	if (rc == -1)
+		cmd_error(x, argv, "%s", why);
+	return rc == 0 || di->n > 0;
+}
+
+/* Topology: system_profiler SPThunderboltDataType, rdma_ctl status, ibv_devinfo -v. */
+static void
+read_topology(struct run *x)
+{
+	char *sp[] = { "system_profiler", "SPThunderboltDataType", "-json", NULL };
+	char *ctl[] = { "rdma_ctl", "status", NULL };
+	struct darwin_state *st = x->st;
+	struct darwin_ibv_devinfo di;
+	int from = x->r->n_errors;
+	char err[WHY_MAX], *out;
+
+	st->tb = x->r->thunderbolt;	/* null, as report_init() left it */
+	st->rdma = x->r->rdma;
+	if ((out = output_of(x, sp)) != NULL) {
+		if (macos_parse_thunderbolt(out, strlen(out), &st->tb, err, sizeof(err)) == -1)
+			cmd_error(x, sp, "%s", err);
+		free(out);
+	}
+	if ((out = output_of(x, ctl)) != NULL) {
+		if (darwin_parse_rdma_ctl(out, &st->rdma.state, err, sizeof(err)) == -1)
+			cmd_error(x, ctl, "%s", err);
+		free(out);
+	}
+	if (read_ibv_devinfo(x, &di))
+		darwin_join_rdma(&st->rdma, NULL, &di);
+	keep_errors(x->r, from, &st->topology_err);
+	st->topology_at = x->wall;
+	st->topology_mono = x->mono;
+}
+
+static const struct darwin_ifconfig *
+iflist_find(const struct darwin_iflist *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->ifc[i].name, name) == 0)
+			return &l->ifc[i];
+	return NULL;
+}
+
+/*
+ * thunderbolt: the ports of the last topology read, their interfaces from
+ * networksetup, their addresses and the bridge from this collection's
+ * ifconfig -a (have_l 0: it failed; addresses and bridge unknown).
+ */
+static void
+put_thunderbolt(struct run *x, int have_l)
+{
+	struct darwin_state *st = x->st;
+	struct report_thunderbolt *tb = &x->r->thunderbolt;
+	const struct darwin_ifconfig *ifc;
+	const char *bridge = st->hp.bridge[0] != '\0' ? st->hp.bridge : "bridge0";
+
+	*tb = st->tb;
+	tb->collected_at = st->topology_at;
+	if (st->have_hp)
+		darwin_join_interfaces(tb, &st->hp);
+	if (!have_l)
+		return;
+	for (int i = 0; i < tb->n_ports; i++)
+		if (tb->ports[i].interface[0] != '\0' &&
+		    (ifc = iflist_find(&st->iflist, tb->ports[i].interface)) != NULL)
+			darwin_join_ifconfig(tb, ifc);
+	if ((ifc = iflist_find(&st->iflist, bridge)) != NULL) {
+		darwin_join_bridge(&tb->bridge, ifc);
+	} else {
+		tb->bridge.exists = TRI_FALSE;
+		tb->bridge.active = TRI_FALSE;
+		tb->bridge.n_members = 0;
+	}
+}
+
+/* network.interfaces: ifconfig -a joined with networksetup; null without both. */
+static void
+put_network(struct run *x, int have_l)
+{
+	char *argv[] = { "ifconfig", "-a", NULL };
+	int dropped;
+
+	if (!have_l || !x->st->have_hp)
+		return;
+	dropped = darwin_join_network(&x->r->network, &x->st->hp, &x->st->iflist,
+	    &x->r->thunderbolt);
+	if (dropped > 0)
+		cmd_error(x, argv, "%d interfaces left out: the report holds %d", dropped,
+		    REPORT_NETIFS_MAX);
+	x->r->network.collected_at = x->wall;
+}
+
+/* node: the identity, with this collection's host name and boot time. */
+static void
+put_node(struct run *x, int identity_now)
+{
+	struct darwin_state *st = x->st;
+	struct report_node *node = &x->r->node;
+	report_str host;
+	double boot = node->boot_time;
+
+	REPORT_SET(host, node->hostname);
+	*node = st->node;
+	REPORT_SET(node->hostname, host);
+	node->boot_time = boot;
+	if (identity_now || (!isnan(boot) && boot == st->boot_before))
+		node->collected_at = x->wall;
+	else
+		node->collected_at = st->identity_at;
+	if (!identity_now)
+		repeat_errors(x->r, &st->identity_err);
+	if (x->r->memory.total_bytes == REPORT_NULL_I64)
+		x->r->memory.total_bytes = st->hw_memory;
+}
+
+/* What the cheap checks saw, and so what is due. */
+static unsigned
+due_now(struct run *x, const struct collect_opts *o, int have_l)
+{
+	struct darwin_state *st = x->st;
+	struct darwin_sched_in in;
+	uint64_t ifset = have_l ? darwin_ifset_signature(&st->iflist) : 0;
+	uint64_t link = have_l && st->have_hp ? darwin_link_signature(&st->iflist, &st->hp) : 0;
+
+	in.now = x->mono;
+	in.interval = o->interval > 0 ? o->interval : 5;
+	in.topology_interval = o->topology_interval > 0 ? o->topology_interval : 60;
+	in.identity_at = st->identity_mono;
+	in.identity_ok = st->identity_ok;
+	in.boot_before = st->boot_before;
+	in.boot = x->r->node.boot_time;
+	in.hwports_at = st->hwports_mono;
+	in.hwports_ok = st->hwports_ok;
+	in.ifset_changed = have_l && st->have_sig && ifset != st->ifset_sig;
+	in.topology_at = st->topology_mono;
+	in.link_changed = have_l && st->have_sig && st->have_hp && link != st->link_sig;
+	return darwin_sched_due(&in);
+}
+
+/* Remember what the cheap check saw, with the hardware ports now known. */
+static void
+keep_signatures(struct darwin_state *st, int have_l)
+{
+	if (!have_l) {
+		st->have_sig = 0;
+		return;
+	}
+	st->ifset_sig = darwin_ifset_signature(&st->iflist);
+	st->link_sig = st->have_hp ? darwin_link_signature(&st->iflist, &st->hp) : 0;
+	st->have_sig = 1;
 }
 
 static void
-collect_power(struct run *x)
+collect_with(struct darwin_state *st, const struct collect_opts *o, struct report *r, int once)
 {
-	char *macmon[] = { "macmon", "pipe", "-s", "1", NULL };
-	char *pm[] = { "powermetrics", "--samplers", "cpu_power,gpu_power", "-i", "1000",
-		"-n", "1", NULL };
-	char why_macmon[WHY_MAX], why_pm[WHY_MAX];
+	struct run x = { r, st, o->cmd_timeout_ms > 0 ? o->cmd_timeout_ms : DEFAULT_TIMEOUT_MS,
+		0, o->now, now_mono() };
+	unsigned due;
+	int have_l;
 
-	if (power_from(x, macmon, why_macmon, sizeof(why_macmon)) == 0)
+	collect_sysctl(&x);
+	collect_vm_stat(&x);
+	r->memory.collected_at = x.wall;
+	have_l = collect_ifconfig(&x) == 0;
+	due = due_now(&x, o, have_l);
+	if (due & DARWIN_DUE_HWPORTS)
+		read_hwports(&x);
+	else
+		repeat_errors(r, &st->hwports_err);
+	if (due & DARWIN_DUE_TOPOLOGY)
+		read_topology(&x);
+	else
+		repeat_errors(r, &st->topology_err);
+	if (due & DARWIN_DUE_IDENTITY)
+		read_identity(&x);
+	keep_signatures(st, have_l);
+	put_node(&x, (due & DARWIN_DUE_IDENTITY) != 0);
+	if (!isnan(r->node.boot_time))
+		st->boot_before = r->node.boot_time;
+	put_thunderbolt(&x, have_l);
+	r->rdma = st->rdma;
+	r->rdma.collected_at = st->topology_at;
+	put_network(&x, have_l);
+	if (once && x.timeouts >= TIMEOUTS_MAX) {	/* waiting for a sample would pass the budget */
+		report_add_error(r, "macmon", "not run: %d commands already timed out in this "
+		    "collection", x.timeouts);
 		return;
-	if (power_from(x, pm, why_pm, sizeof(why_pm)) == 0)
-		return;
-	cmd_error(x, macmon, "%s", why_macmon);
-	cmd_error(x, pm, "%s", why_pm);
+	}
+	darwin_power_collect(st->power, r, x.mono, x.wall, once ? 1.0 : o->interval,
+	    once ? x.timeout_ms : 0);
 }
 
 static int
 collect(const struct collect_opts *o, struct report *r)
 {
-	struct darwin_hwports hp;
-	struct run x;
-	int64_t hw_memory = REPORT_NULL_I64;
-	int have_hp;
+	struct darwin_state *st = o->state;
 
-	x.r = r;
-	x.timeout_ms = o->cmd_timeout_ms > 0 ? o->cmd_timeout_ms : DEFAULT_TIMEOUT_MS;
-	x.timeouts = 0;
-
-	/* Most wanted first, in case the budget runs out. */
-	have_hp = collect_thunderbolt(&x, &hp) == 0;
-	collect_rdma(&x);
-	collect_network(&x, &hp, have_hp);
-	collect_identity(&x, &hw_memory);
-	collect_memory(&x, hw_memory);
-	collect_power(&x);
+	if (st != NULL) {
+		collect_with(st, o, r, 0);
+		return 0;
+	}
+	if ((st = darwin_state_new()) == NULL) {
+		report_add_error(r, "darwin", "out of memory");
+		return 0;
+	}
+	collect_with(st, o, r, 1);
+	darwin_state_free(st);
 	return 0;
 }
 

@@ -33,6 +33,19 @@ backend_default(void)
 #endif
 }
 
+void *
+collector_state_new(const struct backend *b)
+{
+	return b == &backend_darwin ? darwin_state_new() : NULL;
+}
+
+void
+collector_state_free(const struct backend *b, void *state)
+{
+	if (b == &backend_darwin)
+		darwin_state_free(state);
+}
+
 int
 collector_run(const struct backend *b, const struct collect_opts *o, struct report *r)
 {

@@ -24,7 +24,13 @@ struct collect_opts {
 	int cmd_timeout_ms;      /* darwin: per-command timeout */
 	double now;              /* unix seconds at the start of the collection */
 	double interval;         /* seconds between collections (power sampling window) */
+	double topology_interval; /* darwin: seconds between topology reads; 0: 60 */
 	const char *listen;      /* agent.listen: where /metrics is served; NULL: nowhere */
+	/*
+	 * What the backend keeps from one collection to the next
+	 * (collector_state_new()); NULL: none, every source is read afresh.
+	 */
+	void *state;
 };
 
 struct backend {
@@ -41,6 +47,20 @@ const struct backend *backend_find(const char *name);
 
 /* The default backend for the platform the agent was built for. */
 const struct backend *backend_default(void);
+
+/*
+ * The state b keeps between collections, for collect_opts.state: the
+ * darwin backend's (what it read when, its power child); NULL for the
+ * others, and when out of memory.  Free it with collector_state_free(),
+ * which also stops what it started.
+ */
+void *collector_state_new(const struct backend *b);
+void collector_state_free(const struct backend *b, void *state);
+
+/* The darwin backend's state (backend_darwin.c); collector_state_new() calls these. */
+struct darwin_state;
+struct darwin_state *darwin_state_new(void);
+void darwin_state_free(struct darwin_state *st);
 
 /*
  * Collect one report with backend b: report_init(r), b->collect(), then the

@@ -36,6 +36,10 @@ const char agent_usage[] =
 "                             sim: one node of a cluster scenario file\n"
 "  --interval SECONDS         between collections (default 5)\n"
 "  --command-timeout SECONDS  darwin: per external command (default 5)\n"
+"  --topology-interval SECONDS\n"
+"                             darwin: between reads of the Thunderbolt\n"
+"                             topology and RDMA, sooner when a cable is pulled\n"
+"                             or plugged (default 60, at most 120)\n"
 "  --listen HOST:PORT         where to serve (default " AGENT_DEFAULT_LISTEN ";\n"
 "                             port 0 picks a free one; \"none\" serves nothing)\n"
 "  --max-connections N        HTTP connections at once (default 64)\n"
@@ -110,6 +114,8 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 		return conf_seconds(key, v, 0.1, 86400, &c->interval, err, errlen);
 	if (strcmp(key, "command-timeout") == 0)
 		return conf_seconds(key, v, 0.05, 600, &c->cmd_timeout, err, errlen);
+	if (strcmp(key, "topology-interval") == 0)
+		return conf_seconds(key, v, 0.1, AGENT_MAX_TOPOLOGY_INTERVAL, &c->topology_interval, err, errlen);
 	if (strcmp(key, "log-level") == 0)
 		return log_level_parse(v, &c->log_level, err, errlen);
 	if (strcmp(key, "log") == 0) {
@@ -137,6 +143,7 @@ config_defaults(struct agent_config *c)
 	memset(c, 0, sizeof(*c));
 	c->interval = AGENT_DEFAULT_INTERVAL;
 	c->cmd_timeout = AGENT_DEFAULT_CMD_TIMEOUT;
+	c->topology_interval = AGENT_DEFAULT_TOPOLOGY_INTERVAL;
 	c->http = (struct http_limits){ HTTPD_DEFAULT_MAX_CONNECTIONS,
 		HTTPD_DEFAULT_MAX_PER_CLIENT, HTTPD_DEFAULT_REQUEST_DEADLINE,
 		HTTPD_DEFAULT_IDLE_TIMEOUT };
@@ -153,6 +160,7 @@ static const struct option longopts[] = {
 	{ "node", required_argument, NULL, 'd' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "command-timeout", required_argument, NULL, 't' },
+	{ "topology-interval", required_argument, NULL, 'Y' },
 	{ "listen", required_argument, NULL, 'l' },
 	{ "max-connections", required_argument, NULL, 'm' },
 	{ "max-connections-per-client", required_argument, NULL, 'k' },

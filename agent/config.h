@@ -2,6 +2,7 @@
  * tbagentd's configuration: a file of "key = value" lines (keys are the long
  * option names: backend, name, root, scenario, node, interval, listen,
  * controller, bootstrap-token-file, state-dir, ca-file, command-timeout,
+ * topology-interval,
  * max-connections, max-connections-per-client, request-deadline,
  * idle-timeout, log, log-level; '#' starts a comment) and command-line
  * flags, which win over the file.  Strings are owned by the struct:
@@ -17,6 +18,13 @@
 #define AGENT_DEFAULT_LISTEN "127.0.0.1:9469"
 #define AGENT_DEFAULT_INTERVAL 5.0
 #define AGENT_DEFAULT_CMD_TIMEOUT 5.0
+#define AGENT_DEFAULT_TOPOLOGY_INTERVAL 60.0
+/*
+ * The controller counts Thunderbolt and RDMA facts read more than its
+ * --unreachable-after plus 120 s ago as stale (WIRING_FACTS_GRACE): an
+ * agent must re-read them more often than that.
+ */
+#define AGENT_MAX_TOPOLOGY_INTERVAL 120
 #define AGENT_DEFAULT_STATE_DIR "/var/lib/tbagentd"
 
 struct agent_config {
@@ -28,6 +36,7 @@ struct agent_config {
 	char *node;
 	double interval;          /* seconds between collections */
 	double cmd_timeout;       /* seconds per external command */
+	double topology_interval; /* darwin: seconds between Thunderbolt topology reads */
 	char *listen;             /* HOST:PORT; "" or "none": do not serve */
 	struct http_limits http;  /* of the server on listen (read at start) */
 	char *controller;         /* URL; NULL: do not push */

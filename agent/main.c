@@ -188,6 +188,7 @@ fill_opts(const struct agent_config *c, struct collect_opts *o)
 	o->node = c->node;
 	o->cmd_timeout_ms = (int)(c->cmd_timeout * 1000);
 	o->interval = c->interval;
+	o->topology_interval = c->topology_interval;
 	o->now = now_wall();
 }
 
@@ -214,11 +215,12 @@ count_push(struct pusher *p, struct agent_counters *ctr)
 
 /*
  * One collection: collect, render, hand to the pusher, publish.  listen:
- * the address /metrics is served on, for agent.listen (NULL: none).
+ * the address /metrics is served on, for agent.listen (NULL: none); state:
+ * the backend's, from collector_state_new().
  */
 static void
 collect_once(const struct agent_config *c, struct snapshot *s, struct agent_counters *ctr,
-    struct report *r, const char *listen)
+    struct report *r, const char *listen, void *state)
 {
 	const struct backend *b = pick_backend(c);
 	struct collect_opts o;
@@ -231,6 +233,7 @@ collect_once(const struct agent_config *c, struct snapshot *s, struct agent_coun
 
 	fill_opts(c, &o);
 	o.listen = listen;
+	o.state = state;
 	if (collector_run(b, &o, r) == -1)
 		log_warnx("%s backend produced no report", b->name);
 	double took = now_mono() - t0;
@@ -385,17 +388,25 @@ run_daemon(struct agent_config *c, int argc, char **argv)
 	const char *listen = h != NULL && httpd_address(h)[0] != '\0' ? httpd_address(h) : NULL;
 	log_info("collecting every %g s with the %s backend", c->interval,
 	    pick_backend(c)->name);
+	/* What the backend keeps between collections; a reload starts it afresh. */
+	const struct backend *sb = pick_backend(c);
+	void *state = collector_state_new(sb);
 	double next = now_mono();
 	while (!got_term) {
-		collect_once(c, &s, &ctr, r, listen);
+		collect_once(c, &s, &ctr, r, listen, state);
 		next += c->interval;
 		if (next < now_mono())
 			next = now_mono();
 		wait_until(next);
-		if (got_hup)
+		if (got_hup) {
+			collector_state_free(sb, state);
 			reload(c, &s, argc, argv);
+			sb = pick_backend(c);
+			state = collector_state_new(sb);
+		}
 	}
 	log_info("stopping");
+	collector_state_free(sb, state);
 	stop_pusher(&s, NULL);
 	httpd_stop(h);
 	free(r);

@@ -132,6 +132,43 @@ tri(enum tri t)
 	return t == TRI_NULL ? NAN : (double)t;
 }
 
+/*
+ * When each section's values were read: sources run on their own cadence
+ * (DESIGN.md, "What the agent costs the Mac"), so a section can be older
+ * than the report; its age is time() minus this.  A section the report
+ * does not hold (its values all null) is left out.
+ */
+static void
+render_sections(struct out *o, const struct report *r)
+{
+	const struct {
+		const char *name;
+		double at;
+		int held;
+	} sec[] = {
+		{ "node", r->node.collected_at, r->node.model[0] != '\0' ||
+		    r->node.hostname[0] != '\0' },
+		{ "thunderbolt", r->thunderbolt.collected_at, r->thunderbolt.n_ports >= 0 },
+		{ "rdma", r->rdma.collected_at, r->rdma.state != RDMA_STATE_UNKNOWN ||
+		    r->rdma.n_devices >= 0 },
+		{ "network", r->network.collected_at, r->network.n_interfaces >= 0 },
+		{ "memory", r->memory.collected_at, r->memory.total_bytes != REPORT_NULL_I64 ||
+		    r->memory.free_bytes != REPORT_NULL_I64 },
+		{ "power", r->power.collected_at, r->power.source[0] != '\0' },
+		{ "thermal", r->thermal.collected_at, !isnan(r->thermal.cpu_celsius) ||
+		    !isnan(r->thermal.gpu_celsius) },
+	};
+
+	family(o, "tbmesh_report_section_timestamp_seconds", "gauge",
+	    "When each section of the latest report was read, in unix seconds.");
+	for (size_t i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
+		const char *l[] = { "section", sec[i].name, NULL };
+
+		if (sec[i].held)
+			sample(o, l, report_section_time(r, sec[i].at));
+	}
+}
+
 static void
 render_node(struct out *o, const struct report *r)
 {
@@ -148,6 +185,7 @@ render_node(struct out *o, const struct report *r)
 	family(o, "tbmesh_report_timestamp_seconds", "gauge",
 	    "When the latest report was collected, in unix seconds.");
 	sample(o, NULL, r->collected_at);
+	render_sections(o, r);
 }
 
 static void

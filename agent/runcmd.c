@@ -311,6 +311,53 @@ fail:
 	return -1;
 }
 
+int
+runcmd_spawn(char *const argv[], pid_t *pid, int fds[2])
+{
+	int outpipe[2] = { -1, -1 }, errpipe[2] = { -1, -1 }, null_fd, rc;
+
+	reap_abandoned();
+	if ((null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return errno;
+	if (pipe(outpipe) == -1 || pipe(errpipe) == -1) {
+		rc = errno;
+		goto fail;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(outpipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(errpipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	rc = spawn_child(argv, null_fd, outpipe[1], errpipe[1], pid);
+	if (rc != 0)
+		goto fail;
+	close(null_fd);
+	close_fd(&outpipe[1]);
+	close_fd(&errpipe[1]);
+	fds[0] = outpipe[0];
+	fds[1] = errpipe[0];
+	for (int i = 0; i < 2; i++)
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+	return 0;
+
+fail:
+	close(null_fd);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&outpipe[i]);
+		close_fd(&errpipe[i]);
+	}
+	return rc;
+}
+
+int
+runcmd_kill(pid_t pid, int *wstatus)
+{
+	int st = 0, rc = finish_child(pid, 0, &st);
+
+	if (wstatus != NULL)
+		*wstatus = st;
+	return rc;
+}
+
 void
 runcmd_result_free(struct runcmd_result *res)
 {

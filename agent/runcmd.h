@@ -10,6 +10,7 @@
 #define TBMESH_RUNCMD_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define RUNCMD_OUT_MAX (8u << 20) /* 8 MiB of stdout at most */
 
@@ -50,5 +51,22 @@ void runcmd_result_free(struct runcmd_result *res);
  */
 const char *runcmd_failure(const struct runcmd_result *res, int timeout_ms, char *buf,
     size_t buflen);
+
+/*
+ * For a command that runs on (cmdstream.c): start argv[0] as runcmd()
+ * does (PATH, its own process group, stdin from /dev/null) and return at
+ * once with its pid in *pid and the read ends of its stdout and stderr in
+ * fds[0] and fds[1], non-blocking and close-on-exec; the caller closes
+ * them.  Returns 0, or the errno of the failure (ENOENT or EACCES: not on
+ * PATH) with nothing to close.
+ */
+int runcmd_spawn(char *const argv[], pid_t *pid, int fds[2]);
+
+/*
+ * Kill pid's process group (SIGKILL) and reap pid, waiting at most 2 s;
+ * its exit status in *wstatus unless NULL.  Returns -1 when it would not
+ * die: it is left to be reaped by a later call of runcmd().
+ */
+int runcmd_kill(pid_t pid, int *wstatus);
 
 #endif

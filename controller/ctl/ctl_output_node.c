@@ -75,6 +75,36 @@ show_node(FILE *f, const struct api_node *n, double now)
 	ctl_kv(f, 0, "Enrolled", "%s", when(n->enrolled_at, now, t, sizeof(t)));
 }
 
+/*
+ * How old each section is, when the agent reads them on their own cadence
+ * (a collected_at per section); nothing for a report without them.
+ */
+static void
+show_sections(FILE *f, const struct report *r, double now)
+{
+	const struct {
+		const char *name;
+		double at;
+	} sec[] = {
+		{ "node", r->node.collected_at }, { "thunderbolt", r->thunderbolt.collected_at },
+		{ "rdma", r->rdma.collected_at }, { "network", r->network.collected_at },
+		{ "memory", r->memory.collected_at }, { "power", r->power.collected_at },
+		{ "thermal", r->thermal.collected_at },
+	};
+	char line[512] = "", age[CTL_FMT_MAX];
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
+		if (isnan(sec[i].at) || len >= sizeof(line))
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %s ago",
+		    len > 0 ? ", " : "", sec[i].name, ctl_fmt_age(sec[i].at, now, age,
+		    sizeof(age)));
+	}
+	if (line[0] != '\0')
+		ctl_kv(f, 2, "Sections read", "%s", line);
+}
+
 static void
 show_identity(FILE *f, const struct report *r, double now)
 {
@@ -83,6 +113,7 @@ show_identity(FILE *f, const struct report *r, double now)
 
 	fprintf(f, "\nReport\n");
 	ctl_kv(f, 2, "Collected", "%s", when(r->collected_at, now, t, sizeof(t)));
+	show_sections(f, r, now);
 	ctl_kv(f, 2, "Hostname", "%s", ctl_str(n->hostname));
 	ctl_kv(f, 2, "Model", "%s", ctl_str(n->model));
 	ctl_kv(f, 2, "Chip", "%s", ctl_str(n->chip));

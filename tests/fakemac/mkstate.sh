@@ -19,7 +19,8 @@
 # Generated rather than captured (in the real formats): the ifconfig output
 # of idle ports and of the inactive bridge, ibv_devinfo for the idle ports,
 # the MacBook's SPHardwareDataType, ibv_devices and ifconfig en1, and the
-# one-line sysctl values.
+# one-line sysctl values (kern.memorystatus_level: 61, memory_pressure's
+# 61%; kern.hostname: the hostname).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fx=$top/tests/fixtures/macos
@@ -55,6 +56,11 @@ common() {
 	put sw_vers sw_vers.txt
 	put macmon_pipe_1 macmon-pipe.jsonl
 	put powermetrics_cpu_power,gpu_power_1000_1 powermetrics-cpu_power-gpu_power.txt
+	# the streams the agent keeps running (fake.sh, "Streams")
+	put macmon_pipe macmon-pipe.jsonl
+	put powermetrics_cpu_power,gpu_power powermetrics-cpu_power-gpu_power.txt
+	# memory_pressure -Q's free percentage, as the sysctl it comes from
+	echo 61 >"$dir/sysctl_kern.memorystatus_level.out"
 	echo 0 >"$dir/sysctl_iogpu.wired_limit_mb.out"
 	echo '{ sec = 1763712764, usec = 123 } Fri Nov 21 08:12:44 2025' \
 	    >"$dir/sysctl_kern.boottime.out"
@@ -78,6 +84,7 @@ studio() {
 	} >"$dir/ibv_devinfo.out"
 	echo 549755813888 >"$dir/sysctl_hw.memsize.out"
 	echo mac-studio-1 >"$dir/hostname.out"
+	echo mac-studio-1 >"$dir/sysctl_kern.hostname.out"
 }
 
 macbook() {
@@ -112,6 +119,7 @@ JSON
 	{ port_down rdma_en1; port_down rdma_en6; port_down rdma_en2; } >"$dir/ibv_devinfo.out"
 	echo 137438953472 >"$dir/sysctl_hw.memsize.out"
 	echo macbook-pro-1 >"$dir/hostname.out"
+	echo macbook-pro-1 >"$dir/sysctl_kern.hostname.out"
 }
 
 case $kind in

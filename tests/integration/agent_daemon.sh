@@ -68,7 +68,9 @@ mkdir -p "$TMP/mac"
 bash "$TOP/tests/fakemac/mkstate.sh" "$TMP/mac" studio
 export FAKEMAC_DIR=$TMP/mac
 CALLS=$TMP/fakemac.calls   # every fake command run, one a line
-PATH=$(fakemac_path) FAKEMAC_LOG=$CALLS start_agent darwin --backend darwin --interval 0.5 --command-timeout 4
+# the topology read at every collection, so that a hung system_profiler is met at once
+PATH=$(fakemac_path) FAKEMAC_LOG=$CALLS start_agent darwin --backend darwin --interval 0.5 \
+	--topology-interval 0.5 --command-timeout 4
 U=http://127.0.0.1:$AGENT_PORT
 wait_for "darwin report" 10 curl -sf "$U/v1/report"
 http_get "$U/metrics" "$TMP/darwin.prom" >/dev/null

@@ -21,7 +21,7 @@ for kind in studio macbook; do
 	mkdir -p "$TMP/state-$kind"
 	"$CTL" token create --ttl 10m >"$TMP/boot-$kind"
 	bg_start "$TMP/agent-$kind.log" env FAKEMAC_DIR="$TMP/mac-$kind" PATH="$(fakemac_path)" \
-		"$BIN/tbagentd" --listen 127.0.0.1:0 --backend darwin --interval 1 \
+		"$BIN/tbagentd" --listen 127.0.0.1:0 --backend darwin --interval 1 --topology-interval 1 \
 		--controller "$CTRL_URL" --bootstrap-token-file "$TMP/boot-$kind" \
 		--state-dir "$TMP/state-$kind"
 done

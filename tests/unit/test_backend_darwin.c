@@ -5,7 +5,10 @@
  * with no errors; then one fault at a time (missing command, non-zero
  * exit, hang, truncated JSON, garbage), each recorded under its command
  * while the rest of the report stays filled.  And one MacBook Pro with the
- * real captures of another project (tests/fixtures/captures/).
+ * real captures of another project (tests/fixtures/captures/).  Each
+ * collection here is one on its own (no state kept: tbagentd --once), so
+ * every source is read; what a collection runs when the backend keeps its
+ * state is tests/integration/agent_cadence.sh's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -317,10 +320,18 @@ test_full_studio(void **state)
 	assert_macmon_power(&f->r);
 	assert_studio_network(&f->r);
 	assert_true(was_run(f, "system_profiler SPThunderboltDataType -json"));
-	assert_true(was_run(f, "ifconfig en7"));
 	assert_true(was_run(f, "ifconfig -a"));
 	assert_true(was_run(f, "ibv_devinfo -v"));
-	assert_false(was_run(f, "powermetrics --samplers cpu_power,gpu_power -i 1000 -n 1"));
+	assert_true(was_run(f, "sysctl hw.memsize vm.swapusage iogpu.wired_limit_mb "
+	    "kern.memorystatus_level kern.boottime kern.hostname"));
+	assert_true(was_run(f, "macmon pipe -i 1000"));
+	/* ifconfig -a has every port's and the bridge's addresses; ibv_devinfo lists the devices */
+	assert_false(was_run(f, "ifconfig en7"));
+	assert_false(was_run(f, "ifconfig bridge0"));
+	assert_false(was_run(f, "ibv_devices "));
+	assert_false(was_run(f, "memory_pressure -Q"));
+	assert_false(was_run(f, "hostname "));
+	assert_false(was_run(f, "powermetrics --samplers cpu_power,gpu_power -i 1000"));
 }
 
 static void
@@ -356,7 +367,7 @@ test_full_macbook(void **state)
 	assert_netif(&f->r.network.interfaces[0], "en0", NETIF_KIND_WIFI, "Wi-Fi", "192.0.2.12");
 }
 
-/* Without networksetup, which interfaces are Thunderbolt is unknown: no ifconfig -a. */
+/* Without networksetup, which interfaces are Thunderbolt is unknown: network null. */
 static void
 test_network_without_networksetup(void **state)
 {
@@ -369,12 +380,25 @@ test_network_without_networksetup(void **state)
 	collect(f);
 	assert_one_error(&f->r, "networksetup", "-listallhardwareports: exited 127");
 	assert_int_equal(f->r.network.n_interfaces, -1);
-	assert_false(was_run(f, "ifconfig -a"));
 	assert_studio_rdma(&f->r);
 	assert_studio_memory(&f->r);
 }
 
-/* ifconfig -a missing, then printing garbage: network null, the rest collected. */
+/*
+ * ifconfig -a missing, then printing garbage: network, the ports' addresses
+ * and the bridge unknown; the ports themselves and the rest collected.
+ */
+static void
+assert_ports_without_addresses(const struct report *r)
+{
+	assert_int_equal(r->thunderbolt.n_ports, 6);
+	assert_string_equal(port_of(r, "2")->interface, "en2");
+	assert_int_equal(port_of(r, "2")->status, PORT_STATUS_CONNECTED);
+	for (int i = 0; i < r->thunderbolt.n_ports; i++)
+		assert_int_equal(r->thunderbolt.ports[i].n_ipv4, -1);
+	assert_int_equal(r->thunderbolt.bridge.exists, TRI_NULL);
+}
+
 static void
 test_network_ifconfig_fails(void **state)
 {
@@ -384,14 +408,14 @@ test_network_ifconfig_fails(void **state)
 	collect(f);
 	assert_one_error(&f->r, "ifconfig", "-a: exited 127");
 	assert_int_equal(f->r.network.n_interfaces, -1);
-	assert_studio_thunderbolt(&f->r);
+	assert_ports_without_addresses(&f->r);
 	assert_studio_rdma(&f->r);
 
 	put(f, "ifconfig.out", "ifconfig: ioctl (SIOCGIFCONF): Invalid argument\n");
 	collect(f);
 	assert_one_error(&f->r, "ifconfig", "-a: no line \"IF: flags=\"");
 	assert_int_equal(f->r.network.n_interfaces, -1);
-	assert_studio_thunderbolt(&f->r);
+	assert_ports_without_addresses(&f->r);
 }
 
 static void
@@ -415,7 +439,7 @@ test_missing_macmon_falls_back(void **state)
 {
 	struct fake *f = *state;
 
-	put(f, "macmon_pipe_1.out", NULL);
+	put(f, "macmon_pipe.out", NULL);
 	collect(f);
 	assert_int_equal(f->r.n_errors, 0);
 	assert_string_equal(f->r.power.source, "powermetrics");
@@ -424,7 +448,7 @@ test_missing_macmon_falls_back(void **state)
 	assert_true(isnan(f->r.power.system_watts));
 	assert_true(isnan(f->r.thermal.cpu_celsius));
 
-	put(f, "powermetrics_cpu_power,gpu_power_1000_1.out", NULL);
+	put(f, "powermetrics_cpu_power,gpu_power.out", NULL);
 	collect(f);
 	assert_int_equal(f->r.n_errors, 2);
 	assert_string_equal(f->r.errors[0].source, "macmon");
@@ -441,7 +465,9 @@ test_missing_memsize_uses_hardware(void **state)
 
 	put(f, "sysctl_hw.memsize.out", NULL);
 	collect(f);
-	assert_one_error(&f->r, "sysctl", "-n hw.memsize: exited 127");
+	/* an unknown name: the others are printed (darwin_sysctl.h) */
+	assert_one_error(&f->r, "sysctl",
+	    "hw.memsize: not printed, exited 1: sysctl: unknown oid 'hw.memsize'");
 	assert_int_equal(f->r.memory.total_bytes, INT64_C(549755813888));
 	assert_int_equal(f->r.memory.wired_bytes, INT64_C(101636030464));
 }
@@ -500,19 +526,20 @@ test_everything_hangs(void **state)
 	f->o.cmd_timeout_ms = 300;
 	collect(f);
 	assert_true(f->took < 1.2 + 1.5);
-	assert_true(f->r.n_errors > 10);
+	assert_true(f->r.n_errors >= 10);
 	for (int i = 0; i < f->r.n_errors; i++)
 		not_run += strstr(f->r.errors[i].message,
 		    "not run: 4 commands already timed out in this collection") != NULL;
 	assert_int_equal(not_run, f->r.n_errors - 4);
-	assert_string_equal(f->r.errors[0].source, "system_profiler");
-	assert_string_equal(f->r.errors[0].message,
-	    "SPThunderboltDataType -json: timed out after 0.3 s");
-	assert_string_equal(f->r.errors[3].source, "rdma_ctl");
-	assert_string_equal(f->r.errors[3].message, "status: timed out after 0.3 s");
-	assert_string_equal(f->r.errors[4].source, "ibv_devices");
+	assert_string_equal(f->r.errors[0].source, "sysctl");
+	assert_string_equal(f->r.errors[0].message, "timed out after 0.3 s");
+	assert_string_equal(f->r.errors[3].source, "networksetup");
+	assert_string_equal(f->r.errors[3].message,
+	    "-listallhardwareports: timed out after 0.3 s");
+	assert_string_equal(f->r.errors[4].source, "system_profiler");
 	assert_string_equal(f->r.errors[4].message,
-	    "not run: 4 commands already timed out in this collection");
+	    "SPThunderboltDataType -json: not run: 4 commands already timed out in this "
+	    "collection");
 	assert_int_equal(f->r.thunderbolt.n_ports, -1);
 	assert_int_equal(f->r.memory.total_bytes, REPORT_NULL_I64);
 	assert_string_equal(f->r.node.hostname, "");
@@ -559,14 +586,14 @@ test_bridge_absent_rdma_disabled(void **state)
 
 	snprintf(log, sizeof(log), "%s/calls.log", f->dir);
 	setenv("FAKEMAC_LOG", log, 1);
-	put(f, "ifconfig_bridge0.out", NULL);
-	put(f, "ifconfig_bridge0.err", "ifconfig: interface bridge0 does not exist\n");
-	put(f, "ifconfig_bridge0.rc", "1\n");
+	/* no bridge0 in ifconfig -a */
+	snprintf(list, sizeof(list), "sed '/^bridge0:/,/status:/d' \"$0/ifconfig.out\" >\"$0/t\" && "
+	    "mv \"$0/t\" \"$0/ifconfig.out\"");
+	sh(list, f->dir, NULL, NULL);
 	put(f, "rdma_ctl_status.out", "disabled\n");
-	snprintf(list, sizeof(list), "cp \"$0/tests/fixtures/macos/ibv_devices-disabled.txt\" "
-	    "\"$1/ibv_devices.out\"");
-	sh(list, top, f->dir, NULL);
 	put(f, "ibv_devinfo.out", NULL);
+	put(f, "ibv_devinfo.err", "No IB devices found\n");
+	put(f, "ibv_devinfo.rc", "255\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
 		print_errors(&f->r);
@@ -576,17 +603,19 @@ test_bridge_absent_rdma_disabled(void **state)
 	assert_int_equal(f->r.thunderbolt.bridge.active, TRI_FALSE);
 	assert_int_equal(f->r.rdma.state, RDMA_STATE_DISABLED);
 	assert_int_equal(f->r.rdma.n_devices, 0);
-	assert_false(was_run(f, "ibv_devinfo -v"));
+	assert_true(was_run(f, "ibv_devinfo -v"));
 }
 
+/* A port whose interface ifconfig -a does not list: its addresses unknown, no error. */
 static void
-test_port_without_ifconfig(void **state)
+test_port_missing_from_ifconfig(void **state)
 {
 	struct fake *f = *state;
 
-	put(f, "ifconfig_en5.out", "garbage\n");
+	sh("sed '/^en5:/,/status:/d' \"$0/ifconfig.out\" >\"$0/t\" && mv \"$0/t\" \"$0/ifconfig.out\"",
+	    f->dir, NULL, NULL);
 	collect(f);
-	assert_one_error(&f->r, "ifconfig", "en5: does not start with");
+	assert_int_equal(f->r.n_errors, 0);
 	assert_int_equal(port_of(&f->r, "4")->n_ipv4, -1);
 	assert_int_equal(port_of(&f->r, "2")->n_ipv4, 1);
 }
@@ -609,10 +638,10 @@ put_capture(struct fake *f, const char *key, const char *name)
  * (localThunderbolt), networksetup (hardwarePorts) and ibv_devices with
  * RDMA disabled (emptyIBVDevices, the header only), on the MacBook Pro of
  * mkstate.sh (the same model, the same port mapping) with rdma_ctl saying
- * disabled, as the capture's header says.  No errors: receptacle 3 (en2)
- * holds a hub, no peer; receptacle 2 (en6) the other MacBook Pro straight
- * on the cable, with the RDMA service; receptacle 1 (en1) empty; RDMA
- * disabled with no devices, and ibv_devinfo is not run.
+ * disabled, as the capture's header says, and ibv_devinfo saying "No IB
+ * devices found".  No errors: receptacle 3 (en2) holds a hub, no peer;
+ * receptacle 2 (en6) the other MacBook Pro straight on the cable, with the
+ * RDMA service; receptacle 1 (en1) empty; RDMA disabled with no devices.
  */
 static void
 test_capture_osaurus_local(void **state)
@@ -626,8 +655,7 @@ test_capture_osaurus_local(void **state)
 	put_capture(f, "system_profiler_SPThunderboltDataType",
 	    "osaurus/sp_thunderbolt_local.json");
 	put_capture(f, "networksetup", "osaurus/networksetup_listallhardwareports.txt");
-	put_capture(f, "ibv_devices", "osaurus/ibv_devices_rdma_disabled.txt");
-	put(f, "ibv_devinfo.out", NULL);
+	put(f, "ibv_devinfo.out", "No IB devices found\n");
 	put(f, "rdma_ctl_status.out", "disabled\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
@@ -654,23 +682,24 @@ test_capture_osaurus_local(void **state)
 	assert_int_equal(p->status, PORT_STATUS_EMPTY);
 	assert_int_equal(f->r.rdma.state, RDMA_STATE_DISABLED);
 	assert_int_equal(f->r.rdma.n_devices, 0);
-	assert_false(was_run(f, "ibv_devinfo -v"));
 }
 
 /*
- * The same empty ibv_devices capture (emptyIBVDevices) while rdma_ctl says
- * enabled: what a Thunderbolt 4 Mac shows (ml-explore/mlx issue 3777;
- * jundot/omlx issue 3037 quotes the same header-only output).  The report
- * says RDMA enabled with zero devices, a known empty list, not an unknown
- * one: what tells "unavailable" from "off" and from "not read".
+ * No RDMA device while rdma_ctl says enabled: what a Thunderbolt 4 Mac
+ * shows (ml-explore/mlx issue 3777, where ibv_devices lists nothing;
+ * jundot/omlx issue 3037 quotes the same header-only output); ibv_devinfo
+ * says "No IB devices found" then, on standard error and exiting 255.  The
+ * report says RDMA enabled with zero devices, a known empty list, not an
+ * unknown one: what tells "unavailable" from "off" and from "not read".
  */
 static void
 test_capture_enabled_no_devices(void **state)
 {
 	struct fake *f = *state;
 
-	put_capture(f, "ibv_devices", "osaurus/ibv_devices_rdma_disabled.txt");
 	put(f, "ibv_devinfo.out", NULL);
+	put(f, "ibv_devinfo.err", "No IB devices found\n");
+	put(f, "ibv_devinfo.rc", "255\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
 		print_errors(&f->r);
@@ -703,7 +732,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_garbage_vm_stat, setup_studio, teardown),
 		cmocka_unit_test_setup_teardown(test_bridge_absent_rdma_disabled, setup_studio,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_port_without_ifconfig, setup_studio,
+		cmocka_unit_test_setup_teardown(test_port_missing_from_ifconfig, setup_studio,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_network_without_networksetup, setup_studio,
 		    teardown),
