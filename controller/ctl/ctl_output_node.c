@@ -115,7 +115,10 @@ show_identity(FILE *f, const struct report *r, double now)
 	ctl_kv(f, 2, "Collected", "%s", when(r->collected_at, now, t, sizeof(t)));
 	show_sections(f, r, now);
 	ctl_kv(f, 2, "Hostname", "%s", ctl_str(n->hostname));
-	ctl_kv(f, 2, "Model", "%s", ctl_str(n->model));
+	if (n->machine_name[0] != '\0')
+		ctl_kv(f, 2, "Model", "%s (%s)", ctl_str(n->model), n->machine_name);
+	else
+		ctl_kv(f, 2, "Model", "%s", ctl_str(n->model));
 	ctl_kv(f, 2, "Chip", "%s", ctl_str(n->chip));
 	ctl_kv(f, 2, "Serial", "%s", ctl_str(n->serial));
 	ctl_kv(f, 2, "Hardware UUID", "%s", ctl_str(n->hardware_uuid));

@@ -159,7 +159,13 @@ int inv_node_set_state(struct inv *inv, int64_t node_id, enum node_state st, con
     int unexpected_reboot);
 int inv_node_remove(struct inv *inv, const char *name);
 
-/* The summary of r.  Pure: no SQL, callable from any thread. */
+/*
+ * The summary of r.  Pure: no SQL, callable from any thread.  Memory and
+ * power read more than INV_SECTION_STALE seconds before the report was put
+ * together (an agent whose macmon child died keeps its last sample a
+ * while) are summarised as unknown, never as the node's current figures.
+ */
+#define INV_SECTION_STALE 60.0
 void inv_report_summarize(const struct report *r, struct inv_report_summary *out);
 /*
  * Store a report: the node's latest report, last-report time, summary,

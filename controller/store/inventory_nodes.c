@@ -92,6 +92,13 @@ link_speeds(const struct report *r, char *buf, size_t n)
 	}
 }
 
+/* 1 when a section of r was read more than INV_SECTION_STALE s before r. */
+static int
+section_stale(const struct report *r, double section)
+{
+	return r->collected_at - report_section_time(r, section) > INV_SECTION_STALE;
+}
+
 void
 inv_report_summarize(const struct report *r, struct inv_report_summary *out)
 {
@@ -105,9 +112,10 @@ inv_report_summarize(const struct report *r, struct inv_report_summary *out)
 	out->rdma = r->rdma.state;
 	out->collected_at = r->collected_at;
 	out->memory_total = m->total_bytes;
-	out->memory_used = m->total_bytes == REPORT_NULL_I64 || m->free_bytes == REPORT_NULL_I64 ?
-	    REPORT_NULL_I64 : m->total_bytes - m->free_bytes;
-	out->power_watts = r->power.system_watts;
+	out->memory_used = m->total_bytes == REPORT_NULL_I64 || m->free_bytes == REPORT_NULL_I64 ||
+	    section_stale(r, m->collected_at) ? REPORT_NULL_I64 : m->total_bytes - m->free_bytes;
+	out->power_watts = section_stale(r, r->power.collected_at) ? NAN :
+	    r->power.system_watts;
 	out->boot_time = r->node.boot_time;
 	link_speeds(r, out->link_speeds, sizeof(out->link_speeds));
 }

@@ -377,6 +377,19 @@ test_report_summary(void **state)
 	assert_int_equal(sum.memory_used, (512 - 103) * GIB);
 	assert_true(sum.power_watts == 123.5);
 	assert_true(sum.boot_time == T0 - 86400);
+	/* power and memory read long before the report: unknown, not current */
+	r->power.collected_at = r->collected_at - INV_SECTION_STALE;
+	r->memory.collected_at = r->collected_at - 5;
+	inv_report_summarize(r, &sum);
+	assert_true(sum.power_watts == 123.5);
+	assert_int_equal(sum.memory_used, (512 - 103) * GIB);
+	r->power.collected_at = r->collected_at - INV_SECTION_STALE - 1;
+	r->memory.collected_at = r->collected_at - 600;
+	inv_report_summarize(r, &sum);
+	assert_true(isnan(sum.power_watts));
+	assert_int_equal(sum.memory_used, REPORT_NULL_I64);
+	assert_int_equal(sum.memory_total, 512 * GIB);	/* the size does not go stale */
+	r->power.collected_at = r->memory.collected_at = NAN;
 	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
 		r->thunderbolt.n_ports = 1;
 		r->thunderbolt.ports[0].speed_gbps = speeds[i];
