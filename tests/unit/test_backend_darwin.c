@@ -27,6 +27,7 @@
 
 #include "collector.h"
 #include "runcmd.h"
+#include "fakemac_fixture.h"
 
 #define assert_dbl(got, want) do {						\
 	double g_ = (got), w_ = (want);						\
@@ -52,33 +53,13 @@ now_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run a helper command (not a fake); fail the test when it fails. */
-static void
-sh(const char *script, const char *a0, const char *a1, const char *a2)
-{
-	char *argv[] = { "sh", "-c", (char *)script, (char *)a0, (char *)a1, (char *)a2, NULL };
-	struct runcmd_result res;
-
-	assert_int_equal(runcmd(argv, NULL, 0, 20000, &res), 0);
-	if (res.status != RUNCMD_OK || res.exit_code != 0)
-		fail_msg("%s: %s", script, res.err);
-	runcmd_result_free(&res);
-}
-
 static int
 setup_kind(void **state, const char *kind)
 {
 	struct fake *f = calloc(1, sizeof(*f));
-	char mkstate[PATH_MAX + 64];
 
-	if (f == NULL)
+	if (f == NULL || fm_make(f->dir, "/tmp/tbmesh-fakemac", top, kind) == -1)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-fakemac-XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
-	snprintf(mkstate, sizeof(mkstate), "%s/tests/fakemac/mkstate.sh", top);
-	sh("sh \"$0\" \"$1\" \"$2\"", mkstate, f->dir, kind);
-	setenv("FAKEMAC_DIR", f->dir, 1);
 	f->o.cmd_timeout_ms = 5000;
 	f->o.now = 1763782801.25;
 	f->o.interval = 10;
@@ -103,9 +84,7 @@ teardown(void **state)
 {
 	struct fake *f = *state;
 
-	sh("rm -rf \"$0\"", f->dir, NULL, NULL);
-	unsetenv("FAKEMAC_DIR");
-	unsetenv("FAKEMAC_LOG");
+	fm_remove(f->dir);
 	free(f);
 	return 0;
 }
@@ -137,32 +116,15 @@ collect(struct fake *f)
 	f->took = now_mono() - t0;
 }
 
-static void
-print_errors(const struct report *r)
-{
-	for (int i = 0; i < r->n_errors; i++)
-		print_message("error %d: %s: %s\n", i, r->errors[i].source, r->errors[i].message);
-}
-
 /* The only error is from source, and its message contains what. */
 static void
 assert_one_error(const struct report *r, const char *source, const char *what)
 {
 	if (r->n_errors != 1 || strcmp(r->errors[0].source, source) != 0 ||
 	    strstr(r->errors[0].message, what) == NULL) {
-		print_errors(r);
+		fm_print_errors(r);
 		fail_msg("expected one error from %s with \"%s\"", source, what);
 	}
-}
-
-static const struct report_port *
-port_of(const struct report *r, const char *receptacle)
-{
-	for (int i = 0; i < r->thunderbolt.n_ports; i++)
-		if (strcmp(r->thunderbolt.ports[i].receptacle, receptacle) == 0)
-			return &r->thunderbolt.ports[i];
-	fail_msg("no port for receptacle %s", receptacle);
-	return NULL;
 }
 
 static void
@@ -189,7 +151,7 @@ assert_studio_thunderbolt(const struct report *r)
 	assert_int_equal(r->thunderbolt.n_ports, 6);
 	for (int i = 0; i < 6; i++) {
 		snprintf(rec, sizeof(rec), "%d", i + 1);
-		p = port_of(r, rec);
+		p = fm_port_of(r, rec);
 		assert_string_equal(p->interface, ifs[i]);
 		assert_int_equal(p->n_ipv4, i == 1 ? 1 : 0);
 		assert_int_equal(p->status, i == 1 || i == 3 ? PORT_STATUS_CONNECTED :
@@ -200,7 +162,7 @@ assert_studio_thunderbolt(const struct report *r)
 		else
 			assert_dbl(p->speed_gbps, 80);
 	}
-	p = port_of(r, "2");
+	p = fm_port_of(r, "2");
 	assert_string_equal(p->ipv4[0], "169.254.205.255");
 	assert_string_equal(p->peer.name, "MacBook Pro");
 	assert_string_equal(p->peer.model, "Mac17,7");
@@ -309,7 +271,7 @@ test_full_studio(void **state)
 	setenv("FAKEMAC_LOG", log, 1);
 	collect(f);
 	if (f->r.n_errors != 0) {
-		print_errors(&f->r);
+		fm_print_errors(&f->r);
 		fail_msg("%d errors", f->r.n_errors);
 	}
 	assert_dbl(f->r.collected_at, 1763782801.25);
@@ -342,7 +304,7 @@ test_full_macbook(void **state)
 
 	collect(f);
 	if (f->r.n_errors != 0) {
-		print_errors(&f->r);
+		fm_print_errors(&f->r);
 		fail_msg("%d errors", f->r.n_errors);
 	}
 	assert_string_equal(f->r.node.hostname, "macbook-pro-1");
@@ -350,7 +312,7 @@ test_full_macbook(void **state)
 	assert_string_equal(f->r.node.chip, "Apple M5 Max");
 	assert_int_equal(f->r.memory.total_bytes, INT64_C(137438953472));
 	assert_int_equal(f->r.thunderbolt.n_ports, 3);
-	p = port_of(&f->r, "1");
+	p = fm_port_of(&f->r, "1");
 	assert_string_equal(p->interface, "en1");
 	assert_int_equal(p->n_ipv4, 1);
 	assert_string_equal(p->ipv4[0], "169.254.77.12");
@@ -358,8 +320,8 @@ test_full_macbook(void **state)
 	assert_string_equal(p->peer.model, "Mac15,14");
 	assert_string_equal(p->peer.domain_uuid, "28CA4C30-A263-4C55-B302-953416D0B209");
 	assert_int_equal(p->peer.rdma_service, TRI_FALSE);
-	assert_string_equal(port_of(&f->r, "2")->interface, "en6");
-	assert_string_equal(port_of(&f->r, "3")->interface, "en2");
+	assert_string_equal(fm_port_of(&f->r, "2")->interface, "en6");
+	assert_string_equal(fm_port_of(&f->r, "3")->interface, "en2");
 	assert_int_equal(f->r.rdma.n_devices, 3);
 	assert_string_equal(f->r.rdma.devices[0].interface, "en1");
 	assert_int_equal(f->r.rdma.devices[0].port_state, RDMA_PORT_DOWN);
@@ -392,8 +354,8 @@ static void
 assert_ports_without_addresses(const struct report *r)
 {
 	assert_int_equal(r->thunderbolt.n_ports, 6);
-	assert_string_equal(port_of(r, "2")->interface, "en2");
-	assert_int_equal(port_of(r, "2")->status, PORT_STATUS_CONNECTED);
+	assert_string_equal(fm_port_of(r, "2")->interface, "en2");
+	assert_int_equal(fm_port_of(r, "2")->status, PORT_STATUS_CONNECTED);
 	for (int i = 0; i < r->thunderbolt.n_ports; i++)
 		assert_int_equal(r->thunderbolt.ports[i].n_ipv4, -1);
 	assert_int_equal(r->thunderbolt.bridge.exists, TRI_NULL);
@@ -522,7 +484,7 @@ test_everything_hangs(void **state)
 	struct fake *f = *state;
 	int not_run = 0;
 
-	sh("for o in \"$0\"/*.out; do : >\"${o%.out}.hang\"; done", f->dir, NULL, NULL);
+	fm_sh("for o in \"$0\"/*.out; do : >\"${o%.out}.hang\"; done", f->dir, NULL, NULL);
 	f->o.cmd_timeout_ms = 300;
 	collect(f);
 	assert_true(f->took < 1.2 + 1.5);
@@ -589,14 +551,14 @@ test_bridge_absent_rdma_disabled(void **state)
 	/* no bridge0 in ifconfig -a */
 	snprintf(list, sizeof(list), "sed '/^bridge0:/,/status:/d' \"$0/ifconfig.out\" >\"$0/t\" && "
 	    "mv \"$0/t\" \"$0/ifconfig.out\"");
-	sh(list, f->dir, NULL, NULL);
+	fm_sh(list, f->dir, NULL, NULL);
 	put(f, "rdma_ctl_status.out", "disabled\n");
 	put(f, "ibv_devinfo.out", NULL);
 	put(f, "ibv_devinfo.err", "No IB devices found\n");
 	put(f, "ibv_devinfo.rc", "255\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
-		print_errors(&f->r);
+		fm_print_errors(&f->r);
 		fail_msg("%d errors", f->r.n_errors);
 	}
 	assert_int_equal(f->r.thunderbolt.bridge.exists, TRI_FALSE);
@@ -612,12 +574,12 @@ test_port_missing_from_ifconfig(void **state)
 {
 	struct fake *f = *state;
 
-	sh("sed '/^en5:/,/status:/d' \"$0/ifconfig.out\" >\"$0/t\" && mv \"$0/t\" \"$0/ifconfig.out\"",
+	fm_sh("sed '/^en5:/,/status:/d' \"$0/ifconfig.out\" >\"$0/t\" && mv \"$0/t\" \"$0/ifconfig.out\"",
 	    f->dir, NULL, NULL);
 	collect(f);
 	assert_int_equal(f->r.n_errors, 0);
-	assert_int_equal(port_of(&f->r, "4")->n_ipv4, -1);
-	assert_int_equal(port_of(&f->r, "2")->n_ipv4, 1);
+	assert_int_equal(fm_port_of(&f->r, "4")->n_ipv4, -1);
+	assert_int_equal(fm_port_of(&f->r, "2")->n_ipv4, 1);
 }
 
 /* A real capture (tests/fixtures/captures/NAME) as what the fake command KEY prints. */
@@ -628,7 +590,7 @@ put_capture(struct fake *f, const char *key, const char *name)
 
 	snprintf(src, sizeof(src), "%s/tests/fixtures/captures/%s", top, name);
 	snprintf(dst, sizeof(dst), "%s/%s.out", f->dir, key);
-	sh("cp \"$0\" \"$1\" && chmod u+w \"$1\"", src, dst, NULL);
+	fm_sh("cp \"$0\" \"$1\" && chmod u+w \"$1\"", src, dst, NULL);
 }
 
 /*
@@ -659,17 +621,17 @@ test_capture_osaurus_local(void **state)
 	put(f, "rdma_ctl_status.out", "disabled\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
-		print_errors(&f->r);
+		fm_print_errors(&f->r);
 		fail_msg("%d errors", f->r.n_errors);
 	}
 	assert_int_equal(f->r.thunderbolt.n_ports, 3);
-	p = port_of(&f->r, "3");
+	p = fm_port_of(&f->r, "3");
 	assert_string_equal(p->interface, "en2");
 	assert_int_equal(p->status, PORT_STATUS_CONNECTED);
 	assert_dbl(p->speed_gbps, 80);
 	assert_int_equal(p->has_peer, 0);
 	assert_int_equal(p->via_hub, TRI_NULL);
-	p = port_of(&f->r, "2");
+	p = fm_port_of(&f->r, "2");
 	assert_string_equal(p->interface, "en6");
 	assert_dbl(p->speed_gbps, 80);
 	assert_int_equal(p->has_peer, 1);
@@ -677,7 +639,7 @@ test_capture_osaurus_local(void **state)
 	assert_string_equal(p->peer.model, "Mac17,6");
 	assert_int_equal(p->peer.rdma_service, TRI_TRUE);
 	assert_int_equal(p->via_hub, TRI_FALSE);
-	p = port_of(&f->r, "1");
+	p = fm_port_of(&f->r, "1");
 	assert_string_equal(p->interface, "en1");
 	assert_int_equal(p->status, PORT_STATUS_EMPTY);
 	assert_int_equal(f->r.rdma.state, RDMA_STATE_DISABLED);
@@ -702,7 +664,7 @@ test_capture_enabled_no_devices(void **state)
 	put(f, "ibv_devinfo.rc", "255\n");
 	collect(f);
 	if (f->r.n_errors != 0) {
-		print_errors(&f->r);
+		fm_print_errors(&f->r);
 		fail_msg("%d errors", f->r.n_errors);
 	}
 	assert_int_equal(f->r.rdma.state, RDMA_STATE_ENABLED);

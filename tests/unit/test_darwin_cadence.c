@@ -23,6 +23,7 @@
 
 #include "collector.h"
 #include "runcmd.h"
+#include "fakemac_fixture.h"
 
 #define T0 1763782801.0
 #define EVERY "sysctl hw.memsize vm.swapusage iogpu.wired_limit_mb " \
@@ -39,33 +40,14 @@ struct fake {
 	void *state;
 };
 
-static void
-sh(const char *script, const char *a0, const char *a1)
-{
-	char *argv[] = { "sh", "-c", (char *)script, (char *)a0, (char *)a1, NULL };
-	struct runcmd_result res;
-
-	assert_int_equal(runcmd(argv, NULL, 0, 20000, &res), 0);
-	if (res.status != RUNCMD_OK || res.exit_code != 0)
-		fail_msg("%s: %s", script, res.err);
-	runcmd_result_free(&res);
-}
-
 static int
 setup(void **state)
 {
 	struct fake *f = calloc(1, sizeof(*f));
-	char mkstate[PATH_MAX + 64];
 
-	if (f == NULL)
+	if (f == NULL || fm_make(f->dir, "/tmp/tbmesh-cadence", top, "studio") == -1)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-cadence-XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
-	snprintf(mkstate, sizeof(mkstate), "%s/tests/fakemac/mkstate.sh", top);
-	sh("sh \"$0\" \"$1\" studio", mkstate, f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/calls.log", f->dir);
-	setenv("FAKEMAC_DIR", f->dir, 1);
 	setenv("FAKEMAC_LOG", f->log, 1);
 	f->o.cmd_timeout_ms = 5000;
 	f->o.interval = 5;
@@ -82,9 +64,7 @@ teardown(void **state)
 	struct fake *f = *state;
 
 	collector_state_free(&backend_darwin, f->state);
-	sh("rm -rf \"$0\"", f->dir, NULL);
-	unsetenv("FAKEMAC_DIR");
-	unsetenv("FAKEMAC_LOG");
+	fm_remove(f->dir);
 	free(f);
 	return 0;
 }
@@ -145,19 +125,8 @@ ran_soon(struct fake *f, const char *prefix, int n)
 static void
 assert_no_errors(const struct report *r)
 {
-	for (int i = 0; i < r->n_errors; i++)
-		print_message("error: %s: %s\n", r->errors[i].source, r->errors[i].message);
+	fm_print_errors(r);
 	assert_int_equal(r->n_errors, 0);
-}
-
-static const struct report_port *
-port_of(const struct report *r, const char *receptacle)
-{
-	for (int i = 0; i < r->thunderbolt.n_ports; i++)
-		if (strcmp(r->thunderbolt.ports[i].receptacle, receptacle) == 0)
-			return &r->thunderbolt.ports[i];
-	fail_msg("no port for receptacle %s", receptacle);
-	return NULL;
 }
 
 /* Wait (2 s at most) for the power child's first sample, then collect k. */
@@ -193,7 +162,7 @@ test_nothing_changed(void **state)
 	assert_int_equal(log_lines(f) - f->logged, 3);	/* those three, nothing else */
 	/* the values of the first read, with its time; the rest read now */
 	assert_int_equal(f->r.thunderbolt.n_ports, 6);
-	assert_string_equal(port_of(&f->r, "2")->ipv4[0], "169.254.205.255");
+	assert_string_equal(fm_port_of(&f->r, "2")->ipv4[0], "169.254.205.255");
 	assert_true(f->r.thunderbolt.collected_at == T0);
 	assert_true(f->r.rdma.collected_at == T0);
 	assert_int_equal(f->r.rdma.n_devices, 6);
@@ -221,15 +190,15 @@ test_cable_pulled(void **state)
 	    "\"receptacle_no_devices_connected\" | .receptacle_1_tag.current_speed_key = "
 	    "\"Up to 120 Gb/s\" else . end)' \"$0/system_profiler_SPThunderboltDataType.out\" "
 	    ">\"$0/t\" && mv \"$0/t\" \"$0/system_profiler_SPThunderboltDataType.out\"");
-	sh(script, f->dir, NULL);
+	fm_sh(script, f->dir, NULL, NULL);
 	collect(f, 1);
 	assert_no_errors(&f->r);
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
 	assert_int_equal(ran(f, "rdma_ctl status"), 1);
 	assert_int_equal(ran(f, "networksetup"), 0);
-	assert_int_equal(port_of(&f->r, "2")->status, PORT_STATUS_EMPTY);
-	assert_int_equal(port_of(&f->r, "2")->has_peer, 0);
-	assert_int_equal(port_of(&f->r, "2")->n_ipv4, 0);
+	assert_int_equal(fm_port_of(&f->r, "2")->status, PORT_STATUS_EMPTY);
+	assert_int_equal(fm_port_of(&f->r, "2")->has_peer, 0);
+	assert_int_equal(fm_port_of(&f->r, "2")->n_ipv4, 0);
 	assert_true(f->r.thunderbolt.collected_at == T0 + 5);
 
 	collect(f, 2);	/* and settled again */
@@ -243,9 +212,9 @@ test_bridge_member(void **state)
 	struct fake *f = *state;
 
 	collect(f, 0);
-	sh("sed '/^bridge0:/,/status:/s/^\\tmedia:/\\tmember: en3 flags=3<LEARNING,DISCOVER>\\n"
+	fm_sh("sed '/^bridge0:/,/status:/s/^\\tmedia:/\\tmember: en3 flags=3<LEARNING,DISCOVER>\\n"
 	    "\\tmedia:/' \"$0/ifconfig.out\" >\"$0/t\" && mv \"$0/t\" \"$0/ifconfig.out\"",
-	    f->dir, NULL);
+	    f->dir, NULL, NULL);
 	collect(f, 1);
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
 	assert_int_equal(f->r.thunderbolt.bridge.n_members, 1);
@@ -259,8 +228,8 @@ test_new_interface(void **state)
 	struct fake *f = *state;
 
 	collect(f, 0);
-	sh("printf 'en9: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu 1500\\n"
-	    "\\tether 02:00:00:00:00:99\\n\\tstatus: active\\n' >>\"$0/ifconfig.out\"", f->dir, NULL);
+	fm_sh("printf 'en9: flags=8863<UP,BROADCAST,SMART,RUNNING,SIMPLEX,MULTICAST> mtu 1500\\n"
+	    "\\tether 02:00:00:00:00:99\\n\\tstatus: active\\n' >>\"$0/ifconfig.out\"", f->dir, NULL, NULL);
 	collect(f, 1);
 	assert_int_equal(ran(f, "networksetup"), 1);
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
@@ -273,14 +242,14 @@ test_reboot_and_rename(void **state)
 	struct fake *f = *state;
 
 	collect(f, 0);
-	sh("echo mac-studio-9 >\"$0/sysctl_kern.hostname.out\"", f->dir, NULL);
+	fm_sh("echo mac-studio-9 >\"$0/sysctl_kern.hostname.out\"", f->dir, NULL, NULL);
 	collect(f, 1);
 	assert_string_equal(f->r.node.hostname, "mac-studio-9");	/* read every collection */
 	assert_int_equal(ran(f, "system_profiler SPHardwareDataType"), 0);
 
-	sh("echo '{ sec = 1763999999, usec = 0 } Mon Nov 24 15:59:59 2025' "
+	fm_sh("echo '{ sec = 1763999999, usec = 0 } Mon Nov 24 15:59:59 2025' "
 	    ">\"$0/sysctl_kern.boottime.out\" && sed 's/25C56/25D5/' \"$0/sw_vers.out\" >\"$0/t\" && "
-	    "mv \"$0/t\" \"$0/sw_vers.out\"", f->dir, NULL);
+	    "mv \"$0/t\" \"$0/sw_vers.out\"", f->dir, NULL, NULL);
 	collect(f, 2);
 	assert_no_errors(&f->r);
 	assert_int_equal(ran(f, "system_profiler SPHardwareDataType"), 1);
@@ -297,7 +266,7 @@ test_failure_kept(void **state)
 {
 	struct fake *f = *state;
 
-	sh("rm \"$0/system_profiler_SPThunderboltDataType.out\"", f->dir, NULL);
+	fm_sh("rm \"$0/system_profiler_SPThunderboltDataType.out\"", f->dir, NULL, NULL);
 	collect(f, 0);
 	assert_int_equal(f->r.n_errors, 1);
 	assert_string_equal(f->r.errors[0].source, "system_profiler");

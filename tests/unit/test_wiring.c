@@ -18,16 +18,6 @@
 #define BIT(v) (1u << (v))
 
 static int
-count_verdict(const struct wiring_result *r, enum wiring_verdict v)
-{
-	int k = 0;
-
-	for (int i = 0; i < r->n_links; i++)
-		k += r->links[i].verdict == v;
-	return k;
-}
-
-static int
 starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -51,7 +41,7 @@ test_mesh4_passes(void **state)
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_non_null(r);
 	assert_int_equal(r->n_links, 6);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	assert_int_equal(r->n_unexpected, 0);
 	assert_int_equal(r->verdict, WIRING_TENSOR_READY);
 	assert_string_equal(r->verdict_text, "tensor-parallel ready: full RDMA mesh of 4");
@@ -93,7 +83,7 @@ test_mesh7_passes(void **state)
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_non_null(r);
 	assert_int_equal(r->n_links, 21);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 21);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 21);
 	assert_int_equal(r->verdict, WIRING_TENSOR_READY);
 	assert_string_equal(r->verdict_text, "tensor-parallel ready: full RDMA mesh of 7");
 	wiring_result_free(r);
@@ -111,7 +101,7 @@ test_missing(void **state)
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_non_null(r);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	l = fx_link(r, "mac3", "mac4");
 	assert_non_null(l);
 	assert_int_equal(l->verdict, WIRING_MISSING);
@@ -146,7 +136,7 @@ test_degraded(void **state)
 	assert_true(l->speed_gbps == 40.0);
 	assert_string_equal(l->fix, "replace the cable between mac2 tb2 and mac3 tb3: it runs "
 	    "at 40 Gb/s; Thunderbolt 5 needs an active cable or a passive one of at most 0.8 m");
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	assert_int_equal(r->verdict, WIRING_RING_ONLY);
 	wiring_result_free(r);
 	fx_free(c);
@@ -171,7 +161,7 @@ test_bridge_loop(void **state)
 		} else
 			assert_int_equal(l->verdict, WIRING_PASS);
 	}
-	assert_int_equal(count_verdict(r, WIRING_BRIDGE_LOOP), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_BRIDGE_LOOP), 3);
 	/* mac1, mac3, mac4 still form a mesh among themselves, mac2 is cut off */
 	assert_int_equal(r->verdict, WIRING_UNUSABLE);
 	assert_string_equal(r->reasons[r->n_reasons - 1], "mac2 has no passing RDMA link");
@@ -188,7 +178,7 @@ test_rdma_off(void **state)
 	(void)state;
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_RDMA_OFF), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_RDMA_OFF), 3);
 	for (int k = 0; k < r->n_links; k++) {
 		const struct wiring_link *l = &r->links[k];
 
@@ -216,7 +206,7 @@ test_port_down(void **state)
 	assert_non_null(strstr(l->fix, "rdma_en4 on mac1 is down"));
 	assert_non_null(strstr(l->fix, "rdma_en3 on mac4 is down"));
 	assert_non_null(strstr(l->evidence_a, "rdma_en4 down"));
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	wiring_result_free(r);
 	fx_free(c);
 }
@@ -250,7 +240,7 @@ test_os_skew(void **state)
 	(void)state;
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_OS_SKEW), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_OS_SKEW), 3);
 	assert_non_null(strstr(fx_link(r, "mac1", "mac4")->fix, "bring mac1 (25C56) and mac4 "
 	    "(25D125) to the same macOS build"));
 	wiring_result_free(r);
@@ -268,7 +258,7 @@ test_unknown(void **state)
 	assert_non_null(c);
 	assert_false(c->have[3]);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_UNKNOWN), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_UNKNOWN), 3);
 	l = fx_link(r, "mac2", "mac4");
 	assert_string_equal(l->evidence_b, "no report from mac4");
 	assert_non_null(strstr(l->fix, "get a fresh report from mac4"));
@@ -279,7 +269,7 @@ test_unknown(void **state)
 	wiring_node_from_report(&c->nodes[3], "mac4", NODE_READY, &c->reports[3], FX_NOW - 600,
 	    FX_NOW, FX_STALE);
 	r = (wiring_result_free(r), fx_check(c, WIRING_TOPO_MESH, NULL, 0));
-	assert_int_equal(count_verdict(r, WIRING_UNKNOWN), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_UNKNOWN), 3);
 	assert_non_null(strstr(fx_link(r, "mac1", "mac4")->evidence_b, "report stale"));
 	wiring_result_free(r);
 	fx_free(c);
@@ -473,7 +463,7 @@ test_combination(void **state)
 	assert_non_null(strstr(l->fix, "give mac3 en4 (receptacle 3) an IPv4 address"));
 	assert_non_null(strstr(l->fix, "; replace the cable between mac2 tb2 and mac3 tb3"));
 	assert_non_null(strstr(l->fix, "; bring mac2 (25C56) and mac3 (25D125)"));
-	assert_int_equal(count_verdict(r, WIRING_OS_SKEW), 2);  /* mac3's other links */
+	assert_int_equal(fx_count_verdict(r, WIRING_OS_SKEW), 2);  /* mac3's other links */
 	assert_int_equal(r->verdict, WIRING_UNUSABLE);          /* mac3 is cut off */
 	assert_string_equal(r->reasons[r->n_reasons - 1], "mac3 has no passing RDMA link");
 	wiring_result_free(r);
@@ -490,7 +480,7 @@ test_ring5(void **state)
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_RING, NULL, 0);
 	assert_int_equal(r->n_links, 5);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	assert_int_equal(r->verdict, WIRING_RING_ONLY);
 	assert_string_equal(r->reasons[0], "the expected topology is a ring");
 	/* ring5's receptacle 1 is en3: the side says so */
@@ -501,8 +491,8 @@ test_ring5(void **state)
 	/* as a mesh: the five ring links pass, the five chords are missing */
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_int_equal(r->n_links, 10);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
-	assert_int_equal(count_verdict(r, WIRING_MISSING), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_MISSING), 5);
 	assert_int_equal(r->verdict, WIRING_RING_ONLY);
 	assert_int_equal(r->n_reasons, 5);
 	wiring_result_free(r);
@@ -518,7 +508,7 @@ test_two_cables(void **state)
 	(void)state;
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	assert_int_equal(r->n_unexpected, 1);
 	assert_string_equal(r->unexpected[0].id, "mac1:4--mac2:6");
 	assert_true(r->unexpected[0].pass);
@@ -548,7 +538,7 @@ test_plan_miswired(void **state)
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_PLAN, mesh4_plan, 6);
 	assert_int_equal(r->n_links, 6);
-	assert_int_equal(count_verdict(r, WIRING_MISWIRED), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_MISWIRED), 3);
 	l = fx_link(r, "mac1", "mac3");
 	assert_string_equal(l->id, "mac1:2--mac3:1");
 	assert_string_equal(l->expected, "mac1 tb2 -- mac3 tb1");
@@ -567,7 +557,7 @@ test_plan_miswired(void **state)
 	fx_free(c);
 	c = fx_load("mesh4-studio.json");
 	r = fx_check(c, WIRING_TOPO_PLAN, mesh4_plan, 6);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	assert_string_equal(r->links[0].expected, "mac1 tb1 -- mac2 tb4");
 	wiring_result_free(r);
 	fx_free(c);

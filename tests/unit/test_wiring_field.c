@@ -40,26 +40,6 @@
 	"4191): give en3 its static per-cable address (tbctl node add mac2 --cluster studio4) " \
 	"or run on mac2 \"ifconfig en3 inet 169.254.0.1 netmask 255.255.0.0 alias\""
 
-static int
-node_of(const struct fx_cluster *c, const char *name)
-{
-	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->s->nodes[i].name, name) == 0)
-			return i;
-	fail_msg("no node %s", name);
-	return -1;
-}
-
-static int
-count_verdict(const struct wiring_result *r, enum wiring_verdict v)
-{
-	int n = 0;
-
-	for (int k = 0; k < r->n_links; k++)
-		n += r->links[k].verdict == v;
-	return n;
-}
-
 /* The RDMA device of node i's report for interface ifname. */
 static struct report_rdma_device *
 device_of(struct fx_cluster *c, int i, const char *ifname)
@@ -120,15 +100,15 @@ test_scenario_keys(void **state)
 	fx_free(c);
 	c = fx_load("degraded-tb4.json");
 	assert_non_null(c);
-	assert_string_equal(c->reports[node_of(c, "mac5")].node.machine_name, "Mac mini");
-	assert_true(fx_port(c, node_of(c, "mac5"), "3")->max_speed_gbps == 40.0);
-	assert_true(fx_port(c, node_of(c, "mac1"), "1")->max_speed_gbps == 120.0);
+	assert_string_equal(c->reports[fx_node_of(c, "mac5")].node.machine_name, "Mac mini");
+	assert_true(fx_port(c, fx_node_of(c, "mac5"), "3")->max_speed_gbps == 40.0);
+	assert_true(fx_port(c, fx_node_of(c, "mac1"), "1")->max_speed_gbps == 120.0);
 	fx_free(c);
 	c = fx_load("no-gid.json");
 	assert_non_null(c);
-	assert_int_equal(device_of(c, node_of(c, "mac2"), "en3")->ipv4_gid, TRI_FALSE);
-	assert_int_equal(fx_port(c, node_of(c, "mac2"), "2")->n_ipv4, 1);
-	assert_int_equal(device_of(c, node_of(c, "mac3"), "en4")->ipv4_gid, TRI_TRUE);
+	assert_int_equal(device_of(c, fx_node_of(c, "mac2"), "en3")->ipv4_gid, TRI_FALSE);
+	assert_int_equal(fx_port(c, fx_node_of(c, "mac2"), "2")->n_ipv4, 1);
+	assert_int_equal(device_of(c, fx_node_of(c, "mac3"), "en4")->ipv4_gid, TRI_TRUE);
 	fx_free(c);
 
 	/* wrong values are refused with the field named */
@@ -152,7 +132,7 @@ test_bad_port_scenario(void **state)
 	(void)state;
 	assert_non_null(c);
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	l = fx_link(r, "mac1", "mac2");
 	assert_non_null(l);
 	print_message("%s: %s\n", l->id, l->fix);
@@ -177,17 +157,17 @@ test_bad_port_conditions(void **state)
 	(void)state;
 	c = fx_load("bad-port.json");
 	assert_non_null(c);
-	m1 = node_of(c, "mac1");
+	m1 = fx_node_of(c, "mac1");
 	snprintf(c->reports[m1].node.machine_name, sizeof(report_str), "Mac mini");
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	/* another interface on receptacle 1 */
 	snprintf(c->reports[m1].node.machine_name, sizeof(report_str), "Mac Studio");
 	snprintf(fx_port(c, m1, "1")->interface, sizeof(report_str), "en9");
 	snprintf(device_of(c, m1, "en2")->interface, sizeof(report_str), "en9");
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	/* en2 on another receptacle (as tests/fixtures/macos's synthetic Studio
 	 * maps it): which port is next to Ethernet is not known */
@@ -195,13 +175,13 @@ test_bad_port_conditions(void **state)
 	snprintf(device_of(c, m1, "en9")->interface, sizeof(report_str), "en2");
 	snprintf(fx_port(c, m1, "1")->receptacle, sizeof(report_str), "5");
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	fx_free(c);
 	/* RDMA off at the Studio: rdma-off says what to do first */
 	c = fx_load("bad-port.json");
 	assert_non_null(c);
-	m1 = node_of(c, "mac1");
+	m1 = fx_node_of(c, "mac1");
 	c->reports[m1].rdma.state = RDMA_STATE_DISABLED;
 	c->reports[m1].rdma.n_devices = 0;
 	r = mesh(c);
@@ -247,7 +227,7 @@ test_bad_port_free_ports(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	m2 = node_of(c, "mac2");
+	m2 = fx_node_of(c, "mac2");
 	/* mac2 (six receptacles) with its cable to mac1 moved to its receptacle
 	 * 1, en2: free are 3, 4 and 6 */
 	swap_ports(c, m2, 0, 3);
@@ -268,7 +248,7 @@ test_bad_port_free_ports(void **state)
 	/* mac1 with its receptacle 4 in use too */
 	c = fx_load("bad-port.json");
 	assert_non_null(c);
-	fx_port(c, node_of(c, "mac1"), "4")->status = PORT_STATUS_CONNECTED;
+	fx_port(c, fx_node_of(c, "mac1"), "4")->status = PORT_STATUS_CONNECTED;
 	r = mesh(c);
 	l = fx_link(r, "mac1", "mac2");
 	assert_string_equal(l->fix, "move the cable from mac1 receptacle 1 (next to Ethernet) "
@@ -288,8 +268,8 @@ test_bad_port_hides_port_down(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	device_of(c, node_of(c, "mac1"), "en2")->port_state = RDMA_PORT_DOWN;
-	device_of(c, node_of(c, "mac2"), "en5")->port_state = RDMA_PORT_DOWN;
+	device_of(c, fx_node_of(c, "mac1"), "en2")->port_state = RDMA_PORT_DOWN;
+	device_of(c, fx_node_of(c, "mac2"), "en5")->port_state = RDMA_PORT_DOWN;
 	r = mesh(c);
 	l = fx_link(r, "mac1", "mac2");
 	assert_int_equal(l->problems, BIT(WIRING_BAD_PORT));
@@ -309,7 +289,7 @@ test_bad_port_plan(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	m1 = node_of(c, "mac1");
+	m1 = fx_node_of(c, "mac1");
 	assert_int_equal(wiring_port_carries_rdma(c->nodes, c->n, m1, &c->nodes[m1].ports[0]), 0);
 	assert_int_equal(wiring_port_carries_rdma(c->nodes, c->n, m1, &c->nodes[m1].ports[1]), 1);
 	assert_int_equal(wiring_plan_make(c->nodes, c->n, WIRING_TOPO_MESH, &pl, &n, err,
@@ -394,7 +374,7 @@ test_tb4_evidence(void **state)
 	/* mac5 with a Thunderbolt 5 port among its free ones: not Thunderbolt 4 */
 	c = fx_load("degraded-tb4.json");
 	assert_non_null(c);
-	m5 = node_of(c, "mac5");
+	m5 = fx_node_of(c, "mac5");
 	fx_port(c, m5, "3")->max_speed_gbps = 120;
 	r = mesh(c);
 	assert_non_null(strstr(fx_link(r, "mac1", "mac5")->fix, "replace the cable between"));
@@ -414,7 +394,7 @@ test_tb4_evidence(void **state)
 	/* both ends Thunderbolt 4 */
 	c = fx_load("degraded-tb4.json");
 	assert_non_null(c);
-	m1 = node_of(c, "mac1");
+	m1 = fx_node_of(c, "mac1");
 	for (int p = 0; p < c->reports[m1].thunderbolt.n_ports; p++)
 		if (c->reports[m1].thunderbolt.ports[p].status == PORT_STATUS_EMPTY)
 			c->reports[m1].thunderbolt.ports[p].max_speed_gbps = 40;
@@ -442,7 +422,7 @@ test_no_gid_scenario(void **state)
 	(void)state;
 	assert_non_null(c);
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	l = fx_link(r, "mac2", "mac3");
 	print_message("%s: %s\n", l->id, l->fix);
 	assert_int_equal(l->verdict, WIRING_NO_GID);
@@ -467,7 +447,7 @@ test_no_gid_conditions(void **state)
 	/* without an address it is no-ipv4 alone: one fix for both */
 	c = fx_load("no-gid.json");
 	assert_non_null(c);
-	m2 = node_of(c, "mac2");
+	m2 = fx_node_of(c, "mac2");
 	fx_port(c, m2, "2")->n_ipv4 = 0;
 	r = mesh(c);
 	l = fx_link(r, "mac2", "mac3");
@@ -477,16 +457,16 @@ test_no_gid_conditions(void **state)
 	fx_port(c, m2, "2")->n_ipv4 = 1;
 	device_of(c, m2, "en3")->ipv4_gid = TRI_NULL;
 	r = mesh(c);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	fx_free(c);
 
 	/* both ends, and the SSH host node add reaches the Mac at */
 	c = fx_load("no-gid.json");
 	assert_non_null(c);
-	device_of(c, node_of(c, "mac3"), "en4")->ipv4_gid = TRI_FALSE;
+	device_of(c, fx_node_of(c, "mac3"), "en4")->ipv4_gid = TRI_FALSE;
 	fx_refresh(c);
-	snprintf(c->nodes[node_of(c, "mac3")].ssh_host, sizeof(c->nodes[0].ssh_host),
+	snprintf(c->nodes[fx_node_of(c, "mac3")].ssh_host, sizeof(c->nodes[0].ssh_host),
 	    "studio-3.example");
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	l = fx_link(r, "mac2", "mac3");
@@ -506,7 +486,7 @@ test_no_gid_conditions(void **state)
 static void
 sections_old(struct fx_cluster *c, double tb_age, double rdma_age)
 {
-	struct report *r = &c->reports[node_of(c, "mac2")];
+	struct report *r = &c->reports[fx_node_of(c, "mac2")];
 
 	r->collected_at = FX_NOW;
 	r->thunderbolt.collected_at = FX_NOW - tb_age;
@@ -523,15 +503,15 @@ test_stale_sections(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	m2 = node_of(c, "mac2");
+	m2 = fx_node_of(c, "mac2");
 	/* the report arrived now; its Thunderbolt facts are 600 s old */
 	sections_old(c, 600, NAN);
 	r = mesh(c);
 	assert_int_equal(c->nodes[m2].freshness, WIRING_REPORT_STALE);
 	assert_true(c->nodes[m2].facts_stale);
 	assert_true(c->nodes[m2].facts_age == 600);
-	assert_int_equal(count_verdict(r, WIRING_UNKNOWN), 3);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_UNKNOWN), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 3);
 	l = fx_link(r, "mac1", "mac2");
 	print_message("%s\n%s\n", l->fix, l->evidence_b);
 	assert_int_equal(l->verdict, WIRING_UNKNOWN);
@@ -548,7 +528,7 @@ test_stale_sections(void **state)
 	sections_old(c, NAN, 300);
 	r = mesh(c);
 	assert_true(c->nodes[m2].facts_stale);
-	assert_int_equal(count_verdict(r, WIRING_UNKNOWN), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_UNKNOWN), 3);
 	wiring_result_free(r);
 
 	/* within the limit (90 s + WIRING_FACTS_GRACE), or read with the report: fresh */
@@ -556,12 +536,12 @@ test_stale_sections(void **state)
 	r = mesh(c);
 	assert_int_equal(c->nodes[m2].freshness, WIRING_REPORT_FRESH);
 	assert_false(c->nodes[m2].facts_stale);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	sections_old(c, NAN, NAN);
 	r = mesh(c);
 	assert_true(c->nodes[m2].facts_age == 0);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	fx_free(c);
 }
@@ -577,13 +557,13 @@ test_freshen(void **state)
 	assert_non_null(c);
 	sections_old(c, 150, 150);
 	fx_refresh(c);
-	n = &c->nodes[node_of(c, "mac2")];
+	n = &c->nodes[fx_node_of(c, "mac2")];
 	assert_true(n->facts_age == 150);
-	assert_true(wiring_report_facts_age(&c->reports[node_of(c, "mac2")]) == 150);
+	assert_true(wiring_report_facts_age(&c->reports[fx_node_of(c, "mac2")]) == 150);
 	/* a section read after the report (a clock step) counts as read with it */
-	c->reports[node_of(c, "mac2")].rdma.collected_at = FX_NOW + 5;
-	c->reports[node_of(c, "mac2")].thunderbolt.collected_at = FX_NOW + 5;
-	assert_true(wiring_report_facts_age(&c->reports[node_of(c, "mac2")]) == 0);
+	c->reports[fx_node_of(c, "mac2")].rdma.collected_at = FX_NOW + 5;
+	c->reports[fx_node_of(c, "mac2")].thunderbolt.collected_at = FX_NOW + 5;
+	assert_true(wiring_report_facts_age(&c->reports[fx_node_of(c, "mac2")]) == 0);
 	/* read 180 s ago: within 90 + WIRING_FACTS_GRACE */
 	wiring_node_freshen(n, FX_NOW - 30, FX_NOW, FX_STALE);
 	assert_int_equal(n->freshness, WIRING_REPORT_FRESH);

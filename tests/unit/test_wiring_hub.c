@@ -38,36 +38,16 @@
 #define SCENARIO_FIX "unplug mac2 receptacle 4 from the CalDigit TS4 and cable it " \
 	"directly to mac1 receptacle 1" DIRECT
 
-static int
-node_of(const struct fx_cluster *c, const char *name)
-{
-	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->s->nodes[i].name, name) == 0)
-			return i;
-	fail_msg("no node %s", name);
-	return -1;
-}
-
 /* Node name's port with receptacle r reports its peer behind hub (NULL:
  * no name). */
 static void
 behind(struct fx_cluster *c, const char *name, const char *r, const char *hub)
 {
-	struct report_port *p = fx_port(c, node_of(c, name), r);
+	struct report_port *p = fx_port(c, fx_node_of(c, name), r);
 
 	assert_non_null(p);
 	p->via_hub = TRI_TRUE;
 	snprintf(p->hub, sizeof(p->hub), "%s", hub ? hub : "");
-}
-
-static int
-count_verdict(const struct wiring_result *r, enum wiring_verdict v)
-{
-	int n = 0;
-
-	for (int k = 0; k < r->n_links; k++)
-		n += r->links[k].verdict == v;
-	return n;
 }
 
 /* The scenario as the sim plays it: mac2 sees mac1 behind the CalDigit
@@ -108,8 +88,8 @@ test_scenario(void **state)
 	    "(CalDigit TS4), "));
 	assert_null(strstr(l->evidence_a, "behind"));
 	assert_non_null(strstr(l->evidence_a, "rdma_en2 down"));
-	assert_int_equal(count_verdict(r, WIRING_VIA_HUB), 1);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_VIA_HUB), 1);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	/* no RDMA over it: not a working link for placement or the cluster */
 	assert_int_equal(wiring_pair_link(r, "mac1", "mac2", &pair), 0);
 	assert_int_equal(wiring_pair_links(r, "mac1", "mac2", &pair, 1), 0);
@@ -181,7 +161,7 @@ test_either_end(void **state)
 	assert_string_equal(l->fix, "unplug mac1 receptacle 1 from the dock or hub and cable it "
 	    "directly to mac2 receptacle 4" DIRECT);
 	assert_non_null(strstr(l->evidence_a, " behind a dock or hub, "));
-	assert_int_equal(count_verdict(r, WIRING_PASS), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 5);
 	wiring_result_free(r);
 	fx_free(c);
 
@@ -224,7 +204,7 @@ test_both_ends(void **state)
 	assert_int_equal(l->problems, BIT(WIRING_VIA_HUB));
 	assert_string_equal(l->fix, "unplug mac2 receptacle 2 from the CalDigit TS4 and mac3 "
 	    "receptacle 3 from the ThunderBay Flex 8 and cable them directly to each other" DIRECT);
-	assert_int_equal(count_verdict(r, WIRING_VIA_HUB), 2);
+	assert_int_equal(fx_count_verdict(r, WIRING_VIA_HUB), 2);
 	wiring_result_free(r);
 	fx_free(c);
 }
@@ -243,9 +223,9 @@ test_order_and_direct(void **state)
 	(void)state;
 	assert_non_null(c);
 	behind(c, "mac2", "4", "CalDigit TS4");
-	c->reports[node_of(c, "mac2")].thunderbolt.bridge.active = TRI_TRUE;
-	c->reports[node_of(c, "mac2")].thunderbolt.bridge.n_members = 1;
-	snprintf(c->reports[node_of(c, "mac2")].thunderbolt.bridge.members[0],
+	c->reports[fx_node_of(c, "mac2")].thunderbolt.bridge.active = TRI_TRUE;
+	c->reports[fx_node_of(c, "mac2")].thunderbolt.bridge.n_members = 1;
+	snprintf(c->reports[fx_node_of(c, "mac2")].thunderbolt.bridge.members[0],
 	    sizeof(c->reports[0].thunderbolt.bridge.members[0]), "en3");
 	fx_refresh(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
@@ -263,7 +243,7 @@ test_order_and_direct(void **state)
 	c = fx_load("mesh4-studio.json");
 	assert_non_null(c);
 	behind(c, "mac1", "1", "CalDigit TS4");
-	p = fx_port(c, node_of(c, "mac2"), "4");
+	p = fx_port(c, fx_node_of(c, "mac2"), "4");
 	p->status = PORT_STATUS_EMPTY;
 	p->has_peer = 0;
 	fx_refresh(c);
@@ -280,7 +260,7 @@ test_order_and_direct(void **state)
 	 * peer there: no say */
 	c = fx_load("mesh4-studio.json");
 	assert_non_null(c);
-	p = fx_port(c, node_of(c, "mac2"), "4");
+	p = fx_port(c, fx_node_of(c, "mac2"), "4");
 	p->status = PORT_STATUS_EMPTY;
 	p->has_peer = 0;
 	p->via_hub = TRI_TRUE;
@@ -294,11 +274,11 @@ test_order_and_direct(void **state)
 	/* direct, and not known: every link passes */
 	c = fx_load("mesh4-studio.json");
 	assert_non_null(c);
-	fx_port(c, node_of(c, "mac1"), "1")->via_hub = TRI_NULL;
-	snprintf(fx_port(c, node_of(c, "mac2"), "4")->hub, sizeof(report_str), "stale name");
+	fx_port(c, fx_node_of(c, "mac1"), "1")->via_hub = TRI_NULL;
+	snprintf(fx_port(c, fx_node_of(c, "mac2"), "4")->hub, sizeof(report_str), "stale name");
 	fx_refresh(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	fx_free(c);
 }

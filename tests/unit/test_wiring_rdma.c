@@ -38,16 +38,6 @@ touches(const struct wiring_link *l, const char *node)
 }
 
 static int
-count_verdict(const struct wiring_result *r, enum wiring_verdict v)
-{
-	int n = 0;
-
-	for (int k = 0; k < r->n_links; k++)
-		n += r->links[k].verdict == v;
-	return n;
-}
-
-static int
 occurrences(const char *s, const char *what)
 {
 	int n = 0;
@@ -57,21 +47,11 @@ occurrences(const char *s, const char *what)
 	return n;
 }
 
-static int
-node_of(const struct fx_cluster *c, const char *name)
-{
-	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->s->nodes[i].name, name) == 0)
-			return i;
-	fail_msg("no node %s", name);
-	return -1;
-}
-
 /* Node name reports RDMA enabled and ibv_devices lists nothing. */
 static void
 no_devices(struct fx_cluster *c, const char *name)
 {
-	struct report *r = &c->reports[node_of(c, name)];
+	struct report *r = &c->reports[fx_node_of(c, name)];
 
 	r->rdma.state = RDMA_STATE_ENABLED;
 	r->rdma.n_devices = 0;
@@ -82,7 +62,7 @@ no_devices(struct fx_cluster *c, const char *name)
 static void
 peers_see(struct fx_cluster *c, const char *far, enum tri service, enum rdma_port_state st)
 {
-	int f = node_of(c, far);
+	int f = fx_node_of(c, far);
 
 	for (int i = 0; i < c->n; i++) {
 		struct report *r = &c->reports[i];
@@ -150,8 +130,8 @@ test_scenario(void **state)
 		assert_non_null(strstr(l->evidence_a, "without RDMA service"));
 		assert_string_equal(l->b.rdma_device, "");
 	}
-	assert_int_equal(count_verdict(r, WIRING_RDMA_UNAVAILABLE), 3);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_RDMA_UNAVAILABLE), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 3);
 	assert_int_equal(r->verdict, WIRING_UNUSABLE);
 	assert_string_equal(r->reasons[r->n_reasons - 1], "mac4 has no passing RDMA link");
 	/* no receptacle of mac4 carries RDMA; its peers' still do (it has no say) */
@@ -193,7 +173,7 @@ test_not_rdma_off(void **state)
 		assert_int_equal(l->problems, BIT(WIRING_RDMA_UNAVAILABLE));
 		assert_string_equal(l->fix, ONE_FIX("mac4"));
 	}
-	assert_int_equal(count_verdict(r, WIRING_RDMA_UNAVAILABLE), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_RDMA_UNAVAILABLE), 3);
 	wiring_result_free(r);
 	fx_free(c);
 }
@@ -251,8 +231,8 @@ test_both_ends(void **state)
 	assert_int_equal(occurrences(l->fix, "Thunderbolt 5 at both ends"), 1);
 	l = fx_link(r, "mac1", "mac3");
 	assert_string_equal(l->fix, ONE_FIX("mac3"));
-	assert_int_equal(count_verdict(r, WIRING_RDMA_UNAVAILABLE), 5);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 1);
+	assert_int_equal(fx_count_verdict(r, WIRING_RDMA_UNAVAILABLE), 5);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 1);
 	wiring_result_free(r);
 	fx_free(c);
 }
@@ -268,8 +248,8 @@ test_with_rdma_off_at_the_other_end(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	c->reports[node_of(c, "mac3")].rdma.state = RDMA_STATE_DISABLED;
-	c->reports[node_of(c, "mac3")].rdma.n_devices = 0;
+	c->reports[fx_node_of(c, "mac3")].rdma.state = RDMA_STATE_DISABLED;
+	c->reports[fx_node_of(c, "mac3")].rdma.n_devices = 0;
 	no_devices(c, "mac4");
 	fx_refresh(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
@@ -301,7 +281,7 @@ test_own_port_without_device_still_rdma_off(void **state)
 	(void)state;
 	assert_non_null(c);
 	no_devices(c, "mac4");
-	m1 = &c->reports[node_of(c, "mac1")];
+	m1 = &c->reports[fx_node_of(c, "mac1")];
 	while (d < m1->rdma.n_devices && strcmp(m1->rdma.devices[d].interface, "en4") != 0)
 		d++;
 	assert_true(d < m1->rdma.n_devices);     /* mac1:3 (en4) is cabled to mac4 */
@@ -330,7 +310,7 @@ test_only_an_empty_list(void **state)
 
 	(void)state;
 	assert_non_null(c);
-	c->reports[node_of(c, "mac4")].rdma.n_devices = -1;     /* ibv_devices failed */
+	c->reports[fx_node_of(c, "mac4")].rdma.n_devices = -1;     /* ibv_devices failed */
 	fx_refresh(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_non_null(r);
@@ -344,7 +324,7 @@ test_only_an_empty_list(void **state)
 	assert_int_equal(c->reports[2].rdma.n_devices, 0);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
 	assert_non_null(r);
-	assert_int_equal(count_verdict(r, WIRING_RDMA_OFF), 3);
+	assert_int_equal(fx_count_verdict(r, WIRING_RDMA_OFF), 3);
 	for (int k = 0; k < r->n_links; k++)
 		assert_int_equal(r->links[k].problems & BIT(WIRING_RDMA_UNAVAILABLE), 0);
 	wiring_result_free(r);
@@ -353,7 +333,7 @@ test_only_an_empty_list(void **state)
 	c = fx_load("mesh4-studio.json");
 	assert_non_null(c);
 	r = fx_check(c, WIRING_TOPO_MESH, NULL, 0);
-	assert_int_equal(count_verdict(r, WIRING_PASS), 6);
+	assert_int_equal(fx_count_verdict(r, WIRING_PASS), 6);
 	wiring_result_free(r);
 	fx_free(c);
 }

@@ -2,7 +2,8 @@
  * Test helper for the wiring engine's unit tests: every node of a scenario
  * (tests/scenarios, found through TBMESH_TOP) collected by the real sim
  * backend and turned into wiring nodes, so the engine sees the reports an
- * agent would send.  Header-only: each test file includes it once.
+ * agent would send.  Header-only: each test file includes it once, after
+ * <cmocka.h>.
  */
 #ifndef TBMESH_WIRING_FIXTURE_H
 #define TBMESH_WIRING_FIXTURE_H
@@ -110,6 +111,28 @@ fx_link(const struct wiring_result *r, const char *a, const char *b)
 			return l;
 	}
 	return NULL;
+}
+
+/* The index of the scenario's node called name (the test fails without one). */
+static inline int
+fx_node_of(const struct fx_cluster *c, const char *name)
+{
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->s->nodes[i].name, name) == 0)
+			return i;
+	fail_msg("no node %s", name);
+	return -1;
+}
+
+/* How many of r's expected links have verdict v. */
+static inline int
+fx_count_verdict(const struct wiring_result *r, enum wiring_verdict v)
+{
+	int n = 0;
+
+	for (int k = 0; k < r->n_links; k++)
+		n += r->links[k].verdict == v;
+	return n;
 }
 
 /* The port of node i with receptacle r (in its report). */
