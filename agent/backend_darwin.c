@@ -457,15 +457,6 @@ read_topology(struct run *x)
 	st->topology_mono = x->mono;
 }
 
-static const struct darwin_ifconfig *
-iflist_find(const struct darwin_iflist *l, const char *name)
-{
-	for (int i = 0; i < l->n; i++)
-		if (strcmp(l->ifc[i].name, name) == 0)
-			return &l->ifc[i];
-	return NULL;
-}
-
 /*
  * thunderbolt: the ports of the last topology read, their interfaces from
  * networksetup, their addresses and the bridge from this collection's
@@ -487,9 +478,9 @@ put_thunderbolt(struct run *x, int have_l)
 		return;
 	for (int i = 0; i < tb->n_ports; i++)
 		if (tb->ports[i].interface[0] != '\0' &&
-		    (ifc = iflist_find(&st->iflist, tb->ports[i].interface)) != NULL)
+		    (ifc = darwin_iflist_find(&st->iflist, tb->ports[i].interface)) != NULL)
 			darwin_join_ifconfig(tb, ifc);
-	if ((ifc = iflist_find(&st->iflist, bridge)) != NULL) {
+	if ((ifc = darwin_iflist_find(&st->iflist, bridge)) != NULL) {
 		darwin_join_bridge(&tb->bridge, ifc);
 	} else {
 		tb->bridge.exists = TRI_FALSE;

@@ -110,21 +110,12 @@ port_of(const struct darwin_hwports *hp, const char *name)
 	return NULL;
 }
 
-static const struct darwin_ifconfig *
-iflist_find(const struct darwin_iflist *l, const char *name)
-{
-	for (int i = 0; i < l->n; i++)
-		if (strcmp(l->ifc[i].name, name) == 0)
-			return &l->ifc[i];
-	return NULL;
-}
-
 int
 darwin_join_network(struct report_network *nw, const struct darwin_hwports *hp,
     const struct darwin_iflist *l, const struct report_thunderbolt *tb)
 {
 	const struct darwin_ifconfig *bridge =
-	    iflist_find(l, hp->bridge[0] != '\0' ? hp->bridge : "bridge0");
+	    darwin_iflist_find(l, hp->bridge[0] != '\0' ? hp->bridge : "bridge0");
 	int dropped = 0;
 
 	nw->n_interfaces = 0;

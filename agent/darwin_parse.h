@@ -95,6 +95,9 @@ struct darwin_iflist {
  */
 int darwin_parse_ifconfig_all(const char *text, struct darwin_iflist *l, char *err,
     size_t errlen);
+/* The interface of l called name, or NULL. */
+const struct darwin_ifconfig *darwin_iflist_find(const struct darwin_iflist *l,
+    const char *name);
 
 /* `rdma_ctl status`: exactly "enabled" or "disabled". */
 int darwin_parse_rdma_ctl(const char *text, enum rdma_state *state, char *err,

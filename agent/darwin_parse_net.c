@@ -263,6 +263,15 @@ ifconfig_init(struct darwin_ifconfig *ifc)
 	ifc->active = TRI_NULL;
 }
 
+const struct darwin_ifconfig *
+darwin_iflist_find(const struct darwin_iflist *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->ifc[i].name, name) == 0)
+			return &l->ifc[i];
+	return NULL;
+}
+
 int
 darwin_parse_ifconfig_all(const char *text, struct darwin_iflist *l, char *err,
     size_t errlen)

@@ -1,5 +1,6 @@
 /* See addr_change.h. */
 #include "addr_change.h"
+#include "textbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -195,20 +196,6 @@ addr_set_key(const report_ipv4 *set, int n)
 	return (int)(h & 0x7fffffff);
 }
 
-/* Append to buf (len bytes, NUL-terminated), cutting what does not fit. */
-static void
-add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 void
 addr_change_brief(const struct addr_change *ch, char *buf, size_t len)
 {
@@ -238,18 +225,18 @@ addr_change_event(const struct addr_change *ch, int flapping, int held, char *wh
 		snprintf(what, whatlen, "address %s %s", ch->interface,
 		    flapping ? "flapping" : "changed");
 		if (flapping)
-			add(reason, reasonlen, "back at %s; ", a);
+			text_append(reason, reasonlen, "back at %s; ", a);
 		else
-			add(reason, reasonlen, "%s -> %s; ", b, a);
+			text_append(reason, reasonlen, "%s -> %s; ", b, a);
 	}
 	if (held > 0)
-		add(reason, reasonlen, "%d %s change%s not logged; ", held,
+		text_append(reason, reasonlen, "%d %s change%s not logged; ", held,
 		    flapping ? "more" : "earlier", held == 1 ? "" : "s");
 	/* tbctl node add: cable k of the cluster's plan is A.B.k.0/30 (provision.h) */
-	add(reason, reasonlen, "fix: a static /30 per cable");
+	text_append(reason, reasonlen, "fix: a static /30 per cable");
 	if (ch->receptacle[0])
-		add(reason, reasonlen, " (receptacle %s)", ch->receptacle);
-	add(reason, reasonlen, ": tbctl node add HOST --cluster C [--ip-base A.B.0.0]");
+		text_append(reason, reasonlen, " (receptacle %s)", ch->receptacle);
+	text_append(reason, reasonlen, ": tbctl node add HOST --cluster C [--ip-base A.B.0.0]");
 	/*
 	 * exo-explore/exo issue 2067: its daemon (NetworkSetupHelper.swift L41,
 	 * L55) switches to its own network location with every Thunderbolt
@@ -257,7 +244,7 @@ addr_change_event(const struct addr_change *ch, int flapping, int held, char *wh
 	 * bootout system/io.exo.networksetup (L233)
 	 */
 	if (flapping || addr_set_dynamic(ch->after, ch->n_after))
-		add(reason, reasonlen, "; exo's io.exo.networksetup resets Thunderbolt services to "
+		text_append(reason, reasonlen, "; exo's io.exo.networksetup resets Thunderbolt services to "
 		    "DHCP every %d s (sudo launchctl bootout system/io.exo.networksetup)",
 		    EXO_NETWORKSETUP_INTERVAL);
 }

@@ -12,19 +12,6 @@
 #include <string.h>
 
 void
-wiring_append(char *buf, size_t n, const char *fmt, ...)
-{
-	size_t len = strnlen(buf, n);
-	va_list ap;
-
-	if (len + 1 >= n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, n - len, fmt, ap);
-	va_end(ap);
-}
-
-void
 wiring_scopy(char *dst, size_t n, const char *src)
 {
 	size_t len = strnlen(src, n - 1);

@@ -633,9 +633,9 @@ wiring_dot_write(const char *cluster, const struct wiring_plan_link *links, int 
 				    e[s]->receptacle);
 			else
 				snprintf(end[s], sizeof(end[s]), "\"%s\"", e[s]->node);
-		wiring_append(buf, cap, "\t%s -- %s;\n", end[0], end[1]);
+		text_append(buf, cap, "\t%s -- %s;\n", end[0], end[1]);
 	}
-	wiring_append(buf, cap, "}\n");
+	text_append(buf, cap, "}\n");
 	/* cut short would store a plan that never parses again */
 	len = strlen(buf);
 	if (len < 2 || strcmp(buf + len - 2, "}\n") != 0) {

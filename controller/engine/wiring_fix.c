@@ -41,12 +41,12 @@ unresolved_text(const struct wiring_graph *g, char *out, size_t n)
 		wiring_scopy(out, n, "a host outside the cluster");
 		return;
 	}
-	wiring_append(out, n, "%s", k == 1 ? "" : "one of ");
+	text_append(out, n, "%s", k == 1 ? "" : "one of ");
 	for (int i = 0, j = 0; i < g->n_nodes; i++)
 		if (g->nodes[i].freshness == WIRING_REPORT_NONE || g->nodes[i].n_ports < 0)
-			wiring_append(out, n, "%s%s", j++ ? (j == k ? " or " : ", ") : "",
+			text_append(out, n, "%s%s", j++ ? (j == k ? " or " : ", ") : "",
 			    g->nodes[i].name);
-	wiring_append(out, n, ", %s without a report", k == 1 ? "a member" : "members");
+	text_append(out, n, ", %s without a report", k == 1 ? "a member" : "members");
 }
 
 void
@@ -56,7 +56,7 @@ wiring_fix_add(struct wiring_link *l, const char *fmt, ...)
 	va_list ap;
 
 	if (l->fix[0])
-		wiring_append(l->fix, sizeof(l->fix), "; ");
+		text_append(l->fix, sizeof(l->fix), "; ");
 	len = strnlen(l->fix, sizeof(l->fix));
 	if (len + 1 >= sizeof(l->fix))
 		return;
@@ -72,7 +72,7 @@ free_ports(const struct wiring_node *nd, char *out, size_t n)
 	out[0] = '\0';
 	for (int p = 0; p < nd->n_ports && p < WIRING_PORTS_MAX; p++)
 		if (nd->ports[p].status == PORT_STATUS_EMPTY)
-			wiring_append(out, n, "%stb%s", out[0] ? ", " : "", nd->ports[p].receptacle);
+			text_append(out, n, "%stb%s", out[0] ? ", " : "", nd->ports[p].receptacle);
 }
 
 static const char *

@@ -105,7 +105,7 @@ no_node(struct import *im, const struct wiring_dot_label *l, const char *host)
 	snprintf(what, sizeof(what), "no node of %s is %s", im->c->name, host);
 	for (int i = 0; i < im->c->n_nodes; i++)
 		if (im->c->nodes[i].freshness == WIRING_REPORT_NONE) {
-			wiring_append(what, sizeof(what), " (%s has not reported its hostname yet)",
+			text_append(what, sizeof(what), " (%s has not reported its hostname yet)",
 			    im->c->nodes[i].name);
 			break;
 		}
@@ -128,7 +128,7 @@ label_node(struct import *im, const struct wiring_dot_label *l)
 		    im->c->name);
 		for (int i = 0; i < im->c->n_nodes; i++)
 			if (names(&im->c->nodes[i], rule, host)) {
-				wiring_append(what, sizeof(what), "%s %s", count ? "," : "",
+				text_append(what, sizeof(what), "%s %s", count ? "," : "",
 				    im->c->nodes[i].name);
 				found = i;
 				count++;
@@ -190,7 +190,7 @@ iface_list(const struct wiring_node *n, char *out, size_t len)
 	out[0] = '\0';
 	for (int p = 0; p < n->n_ports && p < WIRING_PORTS_MAX; p++)
 		if (n->ports[p].interface[0])
-			wiring_append(out, len, "%s%s", out[0] ? ", " : "", n->ports[p].interface);
+			text_append(out, len, "%s%s", out[0] ? ", " : "", n->ports[p].interface);
 	if (out[0] == '\0')
 		wiring_scopy(out, len, "none");
 }
@@ -240,7 +240,7 @@ end_text(const struct wiring_dot_read *d, int k, int s, char *out, size_t len)
 
 	snprintf(out, len, "%s tb%s", e->node, e->receptacle);
 	if (d->ifaces[k][0][0])
-		wiring_append(out, len, " (%s)", d->ifaces[k][s]);
+		text_append(out, len, " (%s)", d->ifaces[k][s]);
 }
 
 /* After resolving: no link from a node to itself, no receptacle twice. */

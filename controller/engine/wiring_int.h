@@ -8,6 +8,7 @@
 #ifndef TBMESH_WIRING_INT_H
 #define TBMESH_WIRING_INT_H
 
+#include "textbuf.h"
 #include "wiring.h"
 
 /* An observed cable: (ai, ap) -- (bi, bp), node and port indices.
@@ -184,8 +185,5 @@ void wiring_sb_num(struct wiring_sb *b, double v);
 /* Copy src into dst (n bytes), truncating. */
 void wiring_scopy(char *dst, size_t n, const char *src);
 
-/* snprintf that appends to a buffer and never overflows. */
-void wiring_append(char *buf, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -152,7 +152,7 @@ free_rdma_ports(const struct wiring_graph *g, int i, char *out, size_t n)
 	for (int p = 0; p < nd->n_ports && p < WIRING_PORTS_MAX; p++)
 		if (nd->ports[p].status == PORT_STATUS_EMPTY &&
 		    wiring_port_carries_rdma(g->nodes, g->n_nodes, i, &nd->ports[p]))
-			wiring_append(out, n, "%s%s", out[0] ? ", " : "", nd->ports[p].receptacle);
+			text_append(out, n, "%s%s", out[0] ? ", " : "", nd->ports[p].receptacle);
 }
 
 static void

@@ -60,3 +60,16 @@ textbuf_take(struct textbuf *t)
 	memset(t, 0, sizeof(*t));
 	return s;
 }
+
+void
+text_append(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, n);
+	va_list ap;
+
+	if (len + 1 >= n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, n - len, fmt, ap);
+	va_end(ap);
+}

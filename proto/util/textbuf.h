@@ -3,6 +3,7 @@
  * Prometheus exposition format of the agent-facing and controller
  * /metrics).  Start from struct textbuf t = { 0 }; textbuf_take hands the
  * text over (the caller frees it) or NULL when memory ran out on the way.
+ * text_append does the same into a buffer of fixed size (messages, fixes).
  */
 #ifndef TBMESH_TEXTBUF_H
 #define TBMESH_TEXTBUF_H
@@ -22,5 +23,12 @@ void textbuf_label_value(struct textbuf *t, const char *v);
 
 /* The text (malloc'd; "" when nothing was written), or NULL after an oom. */
 char *textbuf_take(struct textbuf *t);
+
+/*
+ * A fixed buffer of n bytes holding a string: append what fmt makes,
+ * truncated to fit; the buffer stays NUL-terminated.  A full one is left alone.
+ */
+void text_append(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -8,12 +8,35 @@
 #define TBMESH_FAKEMAC_FIXTURE_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 #include "runcmd.h"
+
+/*
+ * Before the tests run: top (PATH_MAX) gets the project's top folder
+ * ($TBMESH_TOP, else "."), the fake commands go first on PATH, and a fake
+ * that exits early cannot kill the test with SIGPIPE.  -1 on failure.
+ */
+static inline int
+fm_use_fakes(char *top)
+{
+	const char *t = getenv("TBMESH_TOP");
+	const char *old = getenv("PATH");
+	char path[2 * PATH_MAX + 32];
+
+	if (realpath(t != NULL ? t : ".", top) == NULL) {
+		perror("TBMESH_TOP");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/tests/fakemac/bin:%s", top,
+	    old ? old : "/usr/bin:/bin");
+	signal(SIGPIPE, SIG_IGN);
+	return setenv("PATH", path, 1);
+}
 
 /* Run a helper command (not a fake) with $0..$2; fail the test when it fails. */
 static inline void

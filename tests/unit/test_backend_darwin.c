@@ -701,16 +701,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_network_ifconfig_fails, setup_studio,
 		    teardown),
 	};
-	const char *t = getenv("TBMESH_TOP");
-	char path[2 * PATH_MAX + 32];
-	const char *old = getenv("PATH");
-
-	if (realpath(t != NULL ? t : ".", top) == NULL) {
-		perror("TBMESH_TOP");
+	if (fm_use_fakes(top) == -1)
 		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/tests/fakemac/bin:%s", top, old ? old : "/usr/bin:/bin");
-	setenv("PATH", path, 1);
-	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

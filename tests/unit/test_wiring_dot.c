@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textbuf.h"
 #include "wiring.h"
 #include "wiring_fixture.h"
 
@@ -274,18 +275,6 @@ mk_silent(struct wiring_node *n, const char *name)
 	wiring_node_from_report(n, name, NODE_READY, NULL, NAN, FX_NOW, FX_STALE);
 }
 
-/* Append to a text buffer. */
-__attribute__((format(printf, 3, 4))) static void
-cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 /* MLX's id for index i, as config.py:279-288 makes it (our own code). */
 static void
 mlx_id(int i, char *out)
@@ -382,15 +371,15 @@ test_mlx_ids_past_26(void **state)
 		snprintf(host, sizeof(host), "studio-%02d.local", i + 1);
 		mk_node(&nodes[i], name, host, 2);
 		mlx_id(i, id);
-		cat(text, sizeof(text), "  %s [label=\"%s\"];\n", id, host);
+		text_append(text, sizeof(text), "  %s [label=\"%s\"];\n", id, host);
 	}
 	/* a ring: each host's en3 (receptacle 2) to the next one's en2 (1) */
 	for (int i = 0; i < N; i++) {
 		mlx_id(i, id);
 		mlx_id((i + 1) % N, id2);
-		cat(text, sizeof(text), "  %s -- %s [label=\"en3/en2\"]\n", id, id2);
+		text_append(text, sizeof(text), "  %s -- %s [label=\"en3/en2\"]\n", id, id2);
 	}
-	cat(text, sizeof(text), "}\n");
+	text_append(text, sizeof(text), "}\n");
 	assert_int_equal(import(text, &cl, &v, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, N);
 	assert_link(&v[0], "n01", "2", "n02", "1");
