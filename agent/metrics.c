@@ -141,31 +141,26 @@ tri(enum tri t)
 static void
 render_sections(struct out *o, const struct report *r)
 {
-	const struct {
-		const char *name;
-		double at;
-		int held;
-	} sec[] = {
-		{ "node", r->node.collected_at, r->node.model[0] != '\0' ||
-		    r->node.hostname[0] != '\0' },
-		{ "thunderbolt", r->thunderbolt.collected_at, r->thunderbolt.n_ports >= 0 },
-		{ "rdma", r->rdma.collected_at, r->rdma.state != RDMA_STATE_UNKNOWN ||
-		    r->rdma.n_devices >= 0 },
-		{ "network", r->network.collected_at, r->network.n_interfaces >= 0 },
-		{ "memory", r->memory.collected_at, r->memory.total_bytes != REPORT_NULL_I64 ||
-		    r->memory.free_bytes != REPORT_NULL_I64 },
-		{ "power", r->power.collected_at, r->power.source[0] != '\0' },
-		{ "thermal", r->thermal.collected_at, !isnan(r->thermal.cpu_celsius) ||
-		    !isnan(r->thermal.gpu_celsius) },
+	const int held[REPORT_SECTIONS] = {
+		[REPORT_SEC_NODE] = r->node.model[0] != '\0' || r->node.hostname[0] != '\0',
+		[REPORT_SEC_THUNDERBOLT] = r->thunderbolt.n_ports >= 0,
+		[REPORT_SEC_RDMA] = r->rdma.state != RDMA_STATE_UNKNOWN || r->rdma.n_devices >= 0,
+		[REPORT_SEC_NETWORK] = r->network.n_interfaces >= 0,
+		[REPORT_SEC_MEMORY] = r->memory.total_bytes != REPORT_NULL_I64 ||
+		    r->memory.free_bytes != REPORT_NULL_I64,
+		[REPORT_SEC_POWER] = r->power.source[0] != '\0',
+		[REPORT_SEC_THERMAL] = !isnan(r->thermal.cpu_celsius) ||
+		    !isnan(r->thermal.gpu_celsius),
 	};
 
 	family(o, "tbmesh_report_section_timestamp_seconds", "gauge",
 	    "When each section of the latest report was read, in unix seconds.");
-	for (size_t i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
-		const char *l[] = { "section", sec[i].name, NULL };
+	for (int i = 0; i < REPORT_SECTIONS; i++) {
+		const char *l[] = { "section", report_section_name((enum report_section)i), NULL };
 
-		if (sec[i].held)
-			sample(o, l, report_section_time(r, sec[i].at));
+		if (held[i])
+			sample(o, l, report_section_time(r,
+			    report_section_at(r, (enum report_section)i)));
 	}
 }
 

@@ -259,16 +259,40 @@ report_section_time(const struct report *r, double section)
 	return isnan(section) ? r->collected_at : section;
 }
 
+static const char *const section_names[REPORT_SECTIONS] = {
+	"node", "thunderbolt", "rdma", "network", "memory", "power", "thermal",
+};
+
+const char *
+report_section_name(enum report_section s)
+{
+	return s >= 0 && s < REPORT_SECTIONS ? section_names[s] : "unknown";
+}
+
+double
+report_section_at(const struct report *r, enum report_section s)
+{
+	switch (s) {
+	case REPORT_SEC_NODE: return r->node.collected_at;
+	case REPORT_SEC_THUNDERBOLT: return r->thunderbolt.collected_at;
+	case REPORT_SEC_RDMA: return r->rdma.collected_at;
+	case REPORT_SEC_NETWORK: return r->network.collected_at;
+	case REPORT_SEC_MEMORY: return r->memory.collected_at;
+	case REPORT_SEC_POWER: return r->power.collected_at;
+	case REPORT_SEC_THERMAL: return r->thermal.collected_at;
+	case REPORT_SECTIONS: break;
+	}
+	return NAN;
+}
+
 double
 report_oldest_section(const struct report *r)
 {
-	const double s[] = { r->node.collected_at, r->thunderbolt.collected_at,
-		r->rdma.collected_at, r->network.collected_at, r->memory.collected_at,
-		r->power.collected_at, r->thermal.collected_at };
-	double t = r->collected_at;
+	double t = r->collected_at, s;
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		if (!isnan(s[i]) && (isnan(t) || s[i] < t))
-			t = s[i];
+	for (int i = 0; i < REPORT_SECTIONS; i++)
+		if (!isnan(s = report_section_at(r, (enum report_section)i)) &&
+		    (isnan(t) || s < t))
+			t = s;
 	return t;
 }

@@ -282,10 +282,18 @@ int report_listen_valid(const char *s);
 int report_lan_ipv4(const struct report *r, char *ip, size_t iplen, char *iface,
     size_t ifacelen, const char **kind);
 
+/* The sections that carry a collected_at, in the report's order. */
+enum report_section { REPORT_SEC_NODE, REPORT_SEC_THUNDERBOLT, REPORT_SEC_RDMA,
+	REPORT_SEC_NETWORK, REPORT_SEC_MEMORY, REPORT_SEC_POWER, REPORT_SEC_THERMAL,
+	REPORT_SECTIONS };
+/* "node", "thunderbolt" ... as the schema names the section's object. */
+const char *report_section_name(enum report_section s);
+/* The section's own collected_at (NAN: null, read with the report). */
+double report_section_at(const struct report *r, enum report_section s);
 /*
  * When a section's values were read: its collected_at, else (null) the
  * report's.  section is one of the report's section timestamps
- * (&r->thunderbolt.collected_at ...).
+ * (&r->thunderbolt.collected_at, report_section_at() ...).
  */
 double report_section_time(const struct report *r, double section);
 /* The oldest of the report's section times (the report's time when none is set). */

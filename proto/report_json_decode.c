@@ -76,19 +76,14 @@ reinit(struct report *r)
 static int
 check_sections(const struct report *r, char *err, size_t errlen)
 {
-	const struct { const char *name; double t; } s[] = {
-		{ "node", r->node.collected_at }, { "thunderbolt", r->thunderbolt.collected_at },
-		{ "rdma", r->rdma.collected_at }, { "network", r->network.collected_at },
-		{ "memory", r->memory.collected_at }, { "power", r->power.collected_at },
-		{ "thermal", r->thermal.collected_at },
-	};
+	for (int i = 0; i < REPORT_SECTIONS; i++) {
+		double t = report_section_at(r, (enum report_section)i);
 
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		if (isnan(s[i].t))
+		if (isnan(t))
 			continue;
-		if (isnan(r->collected_at) || s[i].t > r->collected_at) {
+		if (isnan(r->collected_at) || t > r->collected_at) {
 			snprintf(err, errlen, "%s.collected_at: %.3f is later than the report's "
-			    "collected_at", s[i].name, s[i].t);
+			    "collected_at", report_section_name((enum report_section)i), t);
 			return -1;
 		}
 	}

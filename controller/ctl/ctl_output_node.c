@@ -82,24 +82,17 @@ show_node(FILE *f, const struct api_node *n, double now)
 static void
 show_sections(FILE *f, const struct report *r, double now)
 {
-	const struct {
-		const char *name;
-		double at;
-	} sec[] = {
-		{ "node", r->node.collected_at }, { "thunderbolt", r->thunderbolt.collected_at },
-		{ "rdma", r->rdma.collected_at }, { "network", r->network.collected_at },
-		{ "memory", r->memory.collected_at }, { "power", r->power.collected_at },
-		{ "thermal", r->thermal.collected_at },
-	};
 	char line[512] = "", age[CTL_FMT_MAX];
 	size_t len = 0;
 
-	for (size_t i = 0; i < sizeof(sec) / sizeof(sec[0]); i++) {
-		if (isnan(sec[i].at) || len >= sizeof(line))
+	for (int i = 0; i < REPORT_SECTIONS; i++) {
+		double at = report_section_at(r, (enum report_section)i);
+
+		if (isnan(at) || len >= sizeof(line))
 			continue;
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %s ago",
-		    len > 0 ? ", " : "", sec[i].name, ctl_fmt_age(sec[i].at, now, age,
-		    sizeof(age)));
+		    len > 0 ? ", " : "", report_section_name((enum report_section)i),
+		    ctl_fmt_age(at, now, age, sizeof(age)));
 	}
 	if (line[0] != '\0')
 		ctl_kv(f, 2, "Sections read", "%s", line);

@@ -492,6 +492,25 @@ test_section_times(void **state)
 	report_init(r);
 	r->collected_at = 5;
 	assert_true(report_oldest_section(r) == 5);	/* an older agent: all null */
+	/* the table of sections names the report's objects, each time its own field */
+	for (int i = 0; i < REPORT_SECTIONS; i++) {
+		char js[256], want[128];
+
+		snprintf(js, sizeof(js), "{\"schema\":\"tbmesh.report/1\",\"collected_at\":1,"
+		    "\"%s\":{\"collected_at\":%d}}", report_section_name(i), i + 2);
+		snprintf(want, sizeof(want), "%s.collected_at: %d.000 is later",
+		    report_section_name(i), i + 2);
+		expect_error(js, want);
+		report_init(r);
+		r->collected_at = 100;
+		js[0] = '\0';
+		snprintf(js, sizeof(js), "{\"schema\":\"tbmesh.report/1\",\"collected_at\":100,"
+		    "\"%s\":{\"collected_at\":%d}}", report_section_name(i), 10 + i);
+		assert_int_equal(report_decode(js, strlen(js), r, err, sizeof(err)), 0);
+		assert_true(report_section_at(r, i) == 10 + i);
+		assert_true(report_oldest_section(r) == 10 + i);
+	}
+	assert_string_equal(report_section_name(REPORT_SECTIONS), "unknown");
 	free(r);
 }
 
