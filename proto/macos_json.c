@@ -144,8 +144,10 @@ is_word(const char *s, const char *word)
 
 /*
  * current_speed_key: "80 Gb/s" -> *gbps 80 (a link's rate), "Up to 120 Gb/s"
- * -> *max 120 (what an empty port can do: 120 on Thunderbolt 5, 40 on
- * Thunderbolt 4; omlx-plus's and osaurus's captures in tests/fixtures/captures).
+ * -> *max 120 (what an empty port can do: 120 on Thunderbolt 5, as every
+ * empty port of the captures in tests/fixtures/captures reads; 40 on
+ * Thunderbolt 4, as a MacBook Pro's empty host port reads in the public
+ * system_profiler output test_thunderbolt_speeds_and_hubs quotes).
  * The other one is left alone.  Returns -1 when it reads as neither.
  */
 static int

@@ -376,7 +376,7 @@ no_gid(const struct wiring_graph *g, int i, int p)
 	const struct wiring_node *n = &g->nodes[i];
 	const struct wiring_rdma_device *d = wiring_device_for(n, n->ports[p].interface);
 
-	return d && d->ipv4_gid == TRI_FALSE && n->ports[p].n_ipv4 != 0;
+	return d && d->ipv4_gid == TRI_FALSE && n->ports[p].n_ipv4 > 0;
 }
 
 static void
@@ -390,11 +390,15 @@ no_gid_fix(const struct wiring_graph *g, int i, int p, const struct wiring_side 
 	if (p < 0 || !no_gid(g, i, p))
 		return;
 	ifn = nd->ports[p].interface;
+	/*
+	 * One address per end of each cable, which node add computes: a fixed
+	 * address (PR 4191's example, 169.254.0.1) typed on both ends of a
+	 * cable, or on two ports of one Mac, would clash.
+	 */
 	wiring_fix_add(l, "%s on %s lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): "
-	    "give %s its static per-cable address (tbctl node add %s%s%s) or run on %s "
-	    "\"ifconfig %s inet 169.254.0.1 netmask 255.255.0.0 alias\"",
+	    "give %s its static per-cable address (tbctl node add %s%s%s)",
 	    wiring_device_for(nd, ifn)->name, nd->name, ifn, nd->ssh_host[0] ? nd->ssh_host :
-	    nd->name, g->cluster[0] ? " --cluster " : "", g->cluster, nd->name, ifn);
+	    nd->name, g->cluster[0] ? " --cluster " : "", g->cluster);
 }
 
 /* ---- degraded ------------------------------------------------------- */

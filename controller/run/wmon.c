@@ -489,6 +489,7 @@ wmon_cluster_load(struct wmon *m, const char *cluster, const struct api_node *al
 static void
 fill_missing(struct wmon *m, struct wmon_cluster_in *ci)
 {
+	const struct wmon_node *e;
 	struct report *r = NULL;
 	char err[256];
 
@@ -501,8 +502,14 @@ fill_missing(struct wmon *m, struct wmon_cluster_in *ci)
 			log_warnx("%s: stored report of %s: %s", __func__, ci->members[k].name, err);
 			continue;
 		}
+		/*
+		 * Decoded without the lock: a newer report may have come in
+		 * meanwhile (wmon_apply), which the stored one must not undo.
+		 */
 		pthread_mutex_lock(&m->mu);
-		store_locked(m, ci->members[k].name, r, wmon_fingerprint(r));
+		e = wmon_node_get(m, ci->members[k].name, 0);
+		if (e == NULL || e->fp == 0)
+			store_locked(m, ci->members[k].name, r, wmon_fingerprint(r));
 		pthread_mutex_unlock(&m->mu);
 	}
 	free(r);

@@ -54,8 +54,8 @@ check_jq "stale, saying it was mac2's address change and what no longer matches"
 check_jq "its event says so too" "$TMP/ev.json" \
 	"[.events[] | select(.what == \"placement $id stale\" and (.reason | contains(\"address change en2\")))] | length == 1"
 # at once, by the check the change itself set off, not the next periodic one (every 10 s)
-check_jq "the stale event comes within a second of the address event" "$TMP/ev.json" \
-	"([.events[] | select(.what == \"placement $id stale\")][0].time) - ([.events[] | select(.what | startswith(\"address \"))][0].time) | . >= 0 and . < 1"
+check_jq "the stale event comes before the next periodic check (10 s) would make it" "$TMP/ev.json" \
+	"([.events[] | select(.what == \"placement $id stale\")][0].time) - ([.events[] | select(.what | startswith(\"address \"))][0].time) | . >= 0 and . < 5"
 "$CTL" events >"$TMP/ev.txt"
 check "tbctl events shows the address event" grep -q 'mac2  *address en2 192.168.0.2 -> 169.254.7.9  *fix: a static /30 per cable (receptacle 1): tbctl node add' "$TMP/ev.txt"
 check "and the placement's" grep -q "placement $id stale  *mac2's address change en2" "$TMP/ev.txt"

@@ -144,7 +144,7 @@ done
 check "bad-port: the link's gauge is 0 with its verdict" grep -q '^tbmesh_wiring_link_pass{cluster="studio4",link="mac1 -- mac2",a="mac1",b="mac2",verdict="bad-port"} 0$' "$TMP/metrics.txt"
 # mac2's RDMA device toward mac3 lists no IPv4-mapped GID though en3 has its
 # address: JACCL's GID selection fails there (ml-explore/mlx PR 4191)
-fault no-gid.json mac2 mac3 no-gid "rdma_en3 on mac2 lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): give en3 its static per-cable address (tbctl node add mac2 --cluster studio4) or run on mac2 \\\"ifconfig en3 inet 169.254.0.1 netmask 255.255.0.0 alias\\\""
+fault no-gid.json mac2 mac3 no-gid "rdma_en3 on mac2 lists no IPv4-mapped GID, which JACCL needs (MLX PR 4191): give en3 its static per-cable address (tbctl node add mac2 --cluster studio4)"
 check_jq "no-gid: that link only, with its address, the GID in mac2's evidence" "$TMP/w.json" '
 	([.links[] | select(.verdict == "no-gid")] | length) == 1 and ([.links[] | select(.pass)] | length) == 5 and
 	([.links[] | select(.verdict == "no-gid")][0] | .a.ipv4 != null and (.evidence.a | contains("rdma_en3 active without an IPv4-mapped GID")))'
