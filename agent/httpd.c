@@ -15,6 +15,7 @@
 
 #include "http_guard.h"
 #include "log.h"
+#include "memtune.h"
 #include "resolve.h"
 
 #if MHD_VERSION < 0x00097002
@@ -177,6 +178,7 @@ httpd_start(const char *host, int port, const struct http_limits *lim, httpd_pro
 
 	if (resolve_listen(host, port, &ss, err, errlen) == -1)
 		return NULL;
+	memtune_init();   /* before the server's threads allocate */
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;

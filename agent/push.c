@@ -38,6 +38,7 @@
 #include "api.h"
 #include "api_json.h"
 #include "log.h"
+#include "memtune.h"
 #include "push_queue.h"
 #include "push_token.h"
 #include "version.h"
@@ -45,6 +46,8 @@
 #define PUSH_CONNECT_TIMEOUT_MS 5000L
 #define PUSH_TIMEOUT_MS 15000L
 #define PUSH_URL_MAX 2048
+/* The thread's stack: a request, TLS included, needs a few tens of KiB. */
+#define PUSH_STACK_SIZE (512 * 1024)
 
 #define push_log(lvl, ...) log_msg(lvl, "push", __VA_ARGS__)
 
@@ -387,6 +390,7 @@ push_settle(struct pusher *p, char *json, size_t len, enum outcome o)
 	p->st.backoff = delay;
 	p->next_try = now_mono() + delay;
 	pthread_mutex_unlock(&p->mu);
+	memtune_release();	/* what this collection's report and request freed */
 }
 
 /*
@@ -499,7 +503,15 @@ push_start(const struct push_config *pc, const struct push_stats *carry)
 	p->st.state = p->state;
 	p->st.enrolled = p->token[0] != '\0';
 	p->st.backoff = 0;
-	if (pthread_create(&p->thread, NULL, push_main, p) != 0)
+	memtune_init();	/* before the thread allocates */
+	pthread_attr_t attr;
+	int rc = pthread_attr_init(&attr);
+	if (rc == 0) {
+		pthread_attr_setstacksize(&attr, PUSH_STACK_SIZE);
+		rc = pthread_create(&p->thread, &attr, push_main, p);
+		pthread_attr_destroy(&attr);
+	}
+	if (rc != 0)
 		goto fail;
 	push_log(LOG_LVL_INFO, "reporting to %s (%s %s)", p->controller,
 	    p->st.enrolled ? "node token in" : "enrolling; state in", p->state_dir);

@@ -14,7 +14,11 @@
 # <= 0.20.  The RSS ratio is printed without a goal: it counts every page of
 # the shared libraries (GnuTLS, libc) that other processes map too, while
 # node_exporter is one Go binary (Debian's links only the C library).  Exit
-# 1 if a goal is missed.
+# 1 if a goal is missed.  Then what the agent's private memory is made of:
+# Private_Clean + Private_Dirty of each mapping of /proc/PID/smaps, summed
+# per file (a library's text, read-only data and relocated data together),
+# per [heap], [stack], and anonymous memory (the threads' stacks and malloc
+# arenas), the largest first.
 #
 # The fields (Linux 4.14 and later), from the kernel's documentation:
 #  - Documentation/ABI/testing/procfs-smaps_rollup: "pre-summed memory
@@ -138,6 +142,17 @@ measure() {
 }
 field_of() { awk -v i="$2" '{print $i}' <<<"${MEM[$1]}"; }
 
+# by_mapping PID: PID's private memory per mapping name, the largest
+# first, "KiB (clean+dirty) NAME" (see the top).
+by_mapping() {
+	awk '$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ {name = NF >= 6 ? $6 : "[anon]"; sub(/.*\//, "", name)}
+		$1 == "Private_Clean:" {c[name] += $2}
+		$1 == "Private_Dirty:" {d[name] += $2}
+		END {for (n in c) if (c[n] + d[n] > 0)
+			printf("%d %d %d %s\n", c[n] + d[n], c[n], d[n], n)}' "/proc/$1/smaps" |
+		sort -rn | awk '{printf("%6d KiB (%d+%d) %s\n", $1, $2, $3, $4)}'
+}
+
 # agent_metric PORT NAME: a sample of the agent's /metrics.
 agent_metric() {
 	curl -sf --max-time 10 "http://127.0.0.1:$1/metrics" |
@@ -212,6 +227,7 @@ warm_up bench "$A_PORT" push || exit 1
 warm_up inst "$I_PORT" push || exit 1
 before=$(agent_metric "$A_PORT" tbmesh_agent_reports_pushed_total)
 measure tbagentd "$AU" "$A_PID" node_exporter "$NU" "$NE_PID" inst "$IU" "$I_PID" || exit 1
+A_MAPS=$(by_mapping "$A_PID")
 system_libs tbagentd "$A_PID" "$TMP/agent"
 system_libs node_exporter "$NE_PID" "$TMP/ne"
 still_pushing bench "$A_PORT" "$before" || exit 1
@@ -250,6 +266,7 @@ start_own bare204 "$TMP/bare" "$BIN/tests/bench/bare204" || exit 1
 BU=http://127.0.0.1:$OWN_PORT/
 for i in 1 2 3 4 5; do curl -sf -o /dev/null "$BU" || { echo "bare204 did not answer"; exit 1; }; done
 MEM[bare204]=$(smaps "$OWN_PID")
+B_MAPS=$(by_mapping "$OWN_PID")
 system_libs bare204 "$OWN_PID" "$TMP/bare"
 
 bytes() { sed -n 's/.*bytes=\([0-9]*\).*/\1/p' <<<"$1"; }
@@ -282,5 +299,15 @@ echo "  memory ratio  (tbagentd / node_exporter, RSS): $rss_ratio  (no goal: cou
 echo "  memory ratio  (tbagentd / node_exporter, PSS): $pss_ratio  (goal <= 0.20)"
 echo "  memory ratio  (tbagentd / node_exporter, private): $uss_ratio  (goal <= 0.10)"
 echo "  latency ratio (tbagentd / node_exporter, median): $lat_ratio  (goal <= 0.20)"
+# what the private memory is made of: the agent's ten largest, the
+# libraries' share, and the same libraries in bare204 (the floor)
+libs_kib() { awk '$4 ~ /\.so/ {t += $1} END {print t + 0}' <<<"$1"; }
+echo "  tbagentd's private memory by mapping, KiB (clean+dirty), the largest ten:"
+head -n 10 <<<"$A_MAPS" | sed 's/^/    /'
+echo "    ... $(sed -n '11,$p' <<<"$A_MAPS" | awk '{t += $1} END {print t + 0}') KiB in" \
+	"$(sed -n '11,$p' <<<"$A_MAPS" | wc -l) more"
+echo "  of which the shared libraries (but the C library's): $(libs_kib "$(grep -Ev \
+	'(ld-linux|lib(c|m)\.so)' <<<"$A_MAPS")") KiB; in bare204, the same libraries" \
+	"that libmicrohttpd needs: $(libs_kib "$(grep -Ev '(ld-linux|lib(c|m)\.so)' <<<"$B_MAPS")") KiB"
 awk -v u="$uss_ratio" -v p="$pss_ratio" -v l="$lat_ratio" -v f="$T_FAIL" \
 	'BEGIN {exit !(u <= 0.10 && p <= 0.20 && l <= 0.20 && f == 0)}'
