@@ -19,8 +19,11 @@
  * section's); node when the identity was read, or now when this
  * collection's boot time is the one it was read under (model, serial and
  * OS do not change without a restart; host name and boot time are read
- * every collection).  The errors of a source that was not read again are
- * those of its last read, repeated in every report that shows its values.
+ * every collection).  A source keeps the monotonic time it was read at;
+ * each report derives the wall-clock time from it (darwin_section_wall()),
+ * so that a step of the Mac's clock never puts a section after its report.
+ * The errors of a source that was not read again are those of its last
+ * read, repeated in every report that shows its values.
  *
  * A command that is missing, exits non-zero, times out or prints what the
  * parser rejects adds one error to the report: source is the command's
@@ -48,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "darwin_join.h"
 #include "darwin_parse.h"
@@ -71,7 +73,7 @@ struct kept_errors {
 
 struct darwin_state {
 	/* identity: system_profiler SPHardwareDataType, sw_vers */
-	double identity_at, identity_mono;      /* NAN: never */
+	double identity_mono;                    /* monotonic; NAN: never */
 	int identity_ok;
 	struct report_node node;
 	int64_t hw_memory;                       /* SPHardware's physical_memory */
@@ -83,12 +85,13 @@ struct darwin_state {
 	struct darwin_hwports hp;
 	struct kept_errors hwports_err;
 	/* topology: system_profiler SPThunderboltDataType, rdma_ctl, ibv_devinfo */
-	double topology_at, topology_mono;
+	double topology_mono;
 	struct report_thunderbolt tb;
 	struct report_rdma rdma;
 	struct kept_errors topology_err;
 	/* the cheap check */
-	int have_sig;
+	int have_sig;                            /* link_sig and ifset_sig hold one */
+	int sig_gap;                             /* the last ifconfig -a failed */
 	uint64_t link_sig, ifset_sig;
 	struct darwin_iflist iflist;             /* this collection's ifconfig -a */
 	struct darwin_power *power;
@@ -103,15 +106,6 @@ struct run {
 	double wall, mono;       /* when it started */
 };
 
-static double
-now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct darwin_state *
 darwin_state_new(void)
 {
@@ -123,10 +117,10 @@ darwin_state_new(void)
 		free(st);
 		return NULL;
 	}
-	st->identity_at = st->identity_mono = NAN;
+	st->identity_mono = NAN;
 	st->boot_before = NAN;
 	st->hwports_mono = NAN;
-	st->topology_at = st->topology_mono = NAN;
+	st->topology_mono = NAN;
 	return st;
 }
 
@@ -361,7 +355,6 @@ read_identity(struct run *x)
 	}
 	keep_errors(x->r, from, &st->identity_err);
 	st->identity_ok = x->r->n_errors == from;
-	st->identity_at = x->wall;
 	st->identity_mono = x->mono;
 }
 
@@ -453,8 +446,14 @@ read_topology(struct run *x)
 	if (read_ibv_devinfo(x, &di))
 		darwin_join_rdma(&st->rdma, NULL, &di);
 	keep_errors(x->r, from, &st->topology_err);
-	st->topology_at = x->wall;
 	st->topology_mono = x->mono;
+}
+
+/* The report time of a source read at monotonic time mono. */
+static double
+wall_of(const struct run *x, double mono)
+{
+	return darwin_section_wall(x->wall, x->mono, mono);
 }
 
 /*
@@ -471,7 +470,7 @@ put_thunderbolt(struct run *x, int have_l)
 	const char *bridge = st->hp.bridge[0] != '\0' ? st->hp.bridge : "bridge0";
 
 	*tb = st->tb;
-	tb->collected_at = st->topology_at;
+	tb->collected_at = wall_of(x, st->topology_mono);
 	if (st->have_hp)
 		darwin_join_interfaces(tb, &st->hp);
 	if (!have_l)
@@ -519,10 +518,10 @@ put_node(struct run *x, int identity_now)
 	*node = st->node;
 	REPORT_SET(node->hostname, host);
 	node->boot_time = boot;
-	if (identity_now || (!isnan(boot) && boot == st->boot_before))
+	if (identity_now || darwin_same_boot(boot, st->boot_before))
 		node->collected_at = x->wall;
 	else
-		node->collected_at = st->identity_at;
+		node->collected_at = wall_of(x, st->identity_mono);
 	if (!identity_now)
 		repeat_errors(x->r, &st->identity_err);
 	if (x->r->memory.total_bytes == REPORT_NULL_I64)
@@ -549,18 +548,23 @@ due_now(struct run *x, const struct collect_opts *o, int have_l)
 	in.hwports_ok = st->hwports_ok;
 	in.ifset_changed = have_l && st->have_sig && ifset != st->ifset_sig;
 	in.topology_at = st->topology_mono;
-	in.link_changed = have_l && st->have_sig && st->have_hp && link != st->link_sig;
+	in.link_changed = have_l && st->have_hp &&
+	    (st->sig_gap || (st->have_sig && link != st->link_sig));
 	return darwin_sched_due(&in);
 }
 
-/* Remember what the cheap check saw, with the hardware ports now known. */
+/*
+ * Remember what the cheap check saw, with the hardware ports now known.
+ * When it failed, the last signatures stay (the set of interfaces is still
+ * compared across the gap) and the next read of it counts as a change of
+ * the Thunderbolt interfaces: a cable pulled in between is not missed.
+ */
 static void
 keep_signatures(struct darwin_state *st, int have_l)
 {
-	if (!have_l) {
-		st->have_sig = 0;
+	st->sig_gap = !have_l;
+	if (!have_l)
 		return;
-	}
 	st->ifset_sig = darwin_ifset_signature(&st->iflist);
 	st->link_sig = st->have_hp ? darwin_link_signature(&st->iflist, &st->hp) : 0;
 	st->have_sig = 1;
@@ -570,7 +574,7 @@ static void
 collect_with(struct darwin_state *st, const struct collect_opts *o, struct report *r, int once)
 {
 	struct run x = { r, st, o->cmd_timeout_ms > 0 ? o->cmd_timeout_ms : DEFAULT_TIMEOUT_MS,
-		0, o->now, now_mono() };
+		0, o->now, o->mono > 0 ? o->mono : runcmd_mono() };
 	unsigned due;
 	int have_l;
 
@@ -595,7 +599,7 @@ collect_with(struct darwin_state *st, const struct collect_opts *o, struct repor
 		st->boot_before = r->node.boot_time;
 	put_thunderbolt(&x, have_l);
 	r->rdma = st->rdma;
-	r->rdma.collected_at = st->topology_at;
+	r->rdma.collected_at = wall_of(&x, st->topology_mono);
 	put_network(&x, have_l);
 	if (once && x.timeouts >= TIMEOUTS_MAX) {	/* waiting for a sample would pass the budget */
 		report_add_error(r, "macmon", "not run: %d commands already timed out in this "

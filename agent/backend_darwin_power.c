@@ -40,8 +40,7 @@ struct darwin_power {
 	char parse_err[WHY_MAX]; /* the last sample did not read; "" it did */
 	struct report_power power;
 	struct report_thermal thermal;
-	double sample_wall;      /* NAN: no sample yet */
-	double sample_mono;
+	double sample_mono;      /* when the sample was read; NAN: no sample yet */
 };
 
 struct darwin_power *
@@ -50,7 +49,7 @@ darwin_power_new(void)
 	struct darwin_power *p = calloc(1, sizeof(*p));
 
 	if (p != NULL)
-		p->sample_wall = NAN;
+		p->sample_mono = NAN;
 	return p;
 }
 
@@ -128,7 +127,7 @@ stopped(struct darwin_power *p, double mono)
 
 /* Parse the child's last complete record as the current sample. */
 static void
-take_sample(struct darwin_power *p, double mono, double wall)
+take_sample(struct darwin_power *p, double mono)
 {
 	const char *rec = cmdstream_record(p->cs);
 	struct report_power pw;
@@ -146,7 +145,6 @@ take_sample(struct darwin_power *p, double mono, double wall)
 	if (rc == 0 || pw.source[0] != '\0') {	/* a partial read keeps its values */
 		p->power = pw;
 		p->thermal = th;
-		p->sample_wall = wall;
 		p->sample_mono = mono;
 		p->backoff = 0;
 		p->why[0][0] = p->why[1][0] = '\0';
@@ -156,7 +154,7 @@ take_sample(struct darwin_power *p, double mono, double wall)
 
 /* Read the running child; stop it when it ended or fell silent. */
 static void
-check(struct darwin_power *p, double mono, double wall, double interval)
+check(struct darwin_power *p, double mono, double interval)
 {
 	double silence = darwin_stream_silence(interval);
 	char fail[WHY_MAX];
@@ -164,7 +162,7 @@ check(struct darwin_power *p, double mono, double wall, double interval)
 	cmdstream_poll(p->cs);
 	if (cmdstream_records(p->cs) > p->parsed) {
 		p->parsed = cmdstream_records(p->cs);
-		take_sample(p, mono, wall);
+		take_sample(p, mono);
 	}
 	if (!cmdstream_running(p->cs)) {
 		snprintf(p->why[p->src], sizeof(p->why[0]), "%s",
@@ -179,9 +177,9 @@ check(struct darwin_power *p, double mono, double wall, double interval)
 
 /* One collection on its own: wait for a first sample, from either command. */
 static void
-wait_first(struct darwin_power *p, double mono, double wall, double interval, int wait_ms)
+wait_first(struct darwin_power *p, double mono, double interval, int wait_ms)
 {
-	for (int tries = 0; tries < 2 && isnan(p->sample_wall); tries++) {
+	for (int tries = 0; tries < 2 && isnan(p->sample_mono); tries++) {
 		if (p->cs == NULL) {
 			p->next_start = mono;
 			start(p, mono, p->interval_ms);
@@ -189,8 +187,8 @@ wait_first(struct darwin_power *p, double mono, double wall, double interval, in
 				return;
 		}
 		cmdstream_wait(p->cs, wait_ms);
-		check(p, mono, wall, interval);
-		if (p->cs != NULL && isnan(p->sample_wall)) {
+		check(p, mono, interval);
+		if (p->cs != NULL && isnan(p->sample_mono)) {
 			snprintf(p->why[p->src], sizeof(p->why[0]), "no sample within %g s",
 			    wait_ms / 1000.0);
 			stopped(p, mono);
@@ -236,15 +234,15 @@ failures(struct darwin_power *p, struct report *r, double mono)
  * null sections and what went wrong, if anything.
  */
 static void
-fill(struct darwin_power *p, struct report *r, double mono, double interval)
+fill(struct darwin_power *p, struct report *r, double mono, double wall, double interval)
 {
 	char args[64];
 
-	if (!isnan(p->sample_wall) && mono - p->sample_mono <= darwin_stream_silence(interval)) {
+	if (!isnan(p->sample_mono) && mono - p->sample_mono <= darwin_stream_silence(interval)) {
 		r->power = p->power;
 		r->thermal = p->thermal;
-		r->power.collected_at = p->sample_wall;
-		r->thermal.collected_at = p->sample_wall;
+		r->power.collected_at = darwin_section_wall(wall, mono, p->sample_mono);
+		r->thermal.collected_at = r->power.collected_at;
 	}
 	if (p->parse_err[0] != '\0' && p->cs != NULL) {
 		args_of(p->src, p->interval_ms, args, sizeof(args));
@@ -265,11 +263,11 @@ darwin_power_collect(struct darwin_power *p, struct report *r, double mono, doub
 		p->next_start = mono;
 	}
 	if (p->cs != NULL)
-		check(p, mono, wall, interval);
+		check(p, mono, interval);
 	if (p->cs == NULL && mono >= p->next_start)
 		start(p, mono, ms);
 	p->interval_ms = ms;
-	if (wait_ms > 0 && isnan(p->sample_wall))
-		wait_first(p, mono, wall, interval, wait_ms);
-	fill(p, r, mono, interval);
+	if (wait_ms > 0 && isnan(p->sample_mono))
+		wait_first(p, mono, interval, wait_ms);
+	fill(p, r, mono, wall, interval);
 }

@@ -12,8 +12,9 @@
  *
  * The child is read without blocking at each collection; its last
  * complete sample is what the report shows, with the time it was read as
- * the power and thermal sections' collected_at, as long as it is younger
- * than darwin_stream_silence().  A child that exits, or prints nothing for
+ * the power and thermal sections' collected_at (kept as monotonic time,
+ * made wall-clock time at each report: darwin_section_wall()), as long as
+ * it is younger than darwin_stream_silence().  A child that exits, or prints nothing for
  * darwin_stream_silence() seconds (then it is killed), is started again
  * after darwin_stream_backoff(); one that ended without a sample gives its
  * turn to the other command.  Before the first sample the sections are

@@ -7,11 +7,9 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runcmd.h"
@@ -33,15 +31,6 @@ struct cmdstream {
 	size_t errlen;
 };
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-}
-
 struct cmdstream *
 cmdstream_start(char *const argv[], const char *sep, int skip_first, char *err,
     size_t errlen, int *notfound)
@@ -50,8 +39,13 @@ cmdstream_start(char *const argv[], const char *sep, int skip_first, char *err,
 	int rc;
 
 	*notfound = 0;
+	if (sep[0] == '\0') {
+		snprintf(err, errlen, "empty record separator");
+		goto fail;
+	}
+	/* room for a record of CMDSTREAM_RECORD_MAX and its separator */
 	if (s == NULL || (s->sep = strdup(sep)) == NULL ||
-	    (s->acc = malloc(CMDSTREAM_RECORD_MAX + 1)) == NULL) {
+	    (s->acc = malloc(CMDSTREAM_RECORD_MAX + strlen(sep))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -103,8 +97,12 @@ take(struct cmdstream *s, const char *data, size_t n)
 	int done = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (s->acclen == CMDSTREAM_RECORD_MAX) {
-			/* too long: dropped, but a separator across the cut is still seen */
+		if (s->acclen == CMDSTREAM_RECORD_MAX + s->seplen) {
+			/*
+			 * Full, and it ends in no separator: the record passes
+			 * the cap and is dropped, but a separator across the
+			 * cut is still seen.
+			 */
 			memmove(s->acc, s->acc + s->acclen - (s->seplen - 1), s->seplen - 1);
 			s->acclen = s->seplen - 1;
 			s->overflow = 1;
@@ -152,31 +150,34 @@ cmdstream_poll(struct cmdstream *s)
 
 	for (int i = 0; i < 2; i++)
 		if (s->fds[i] >= 0 && drain(s, i, &done))
-			close_fd(&s->fds[i]);
-	if (s->running && waitpid(s->pid, &s->wstatus, WNOHANG) == s->pid) {
+			runcmd_close_fd(&s->fds[i]);
+	if (s->running && runcmd_reap_exited(s->pid, &s->wstatus)) {
 		s->running = 0;
-		kill(-s->pid, SIGKILL);	/* what it left of its group */
 		for (int i = 0; i < 2; i++)
 			if (s->fds[i] >= 0 && drain(s, i, &done))
-				close_fd(&s->fds[i]);
+				runcmd_close_fd(&s->fds[i]);
 	}
 	return done;
 }
 
+/*
+ * Steps of 50 ms at most: the child's exit is seen by cmdstream_poll(),
+ * not by poll() on its stdout (a child of its own may hold that open).
+ */
 int
 cmdstream_wait(struct cmdstream *s, int timeout_ms)
 {
-	int done = cmdstream_poll(s), waited = 0;
+	double deadline = runcmd_mono() + timeout_ms / 1000.0, left;
+	int done = cmdstream_poll(s);
 
-	while (done == 0 && s->running && waited < timeout_ms) {
+	while (done == 0 && s->running && (left = deadline - runcmd_mono()) > 0) {
 		struct pollfd p = { .fd = s->fds[0], .events = POLLIN };
-		int step = timeout_ms - waited < 50 ? timeout_ms - waited : 50;
+		int step = left * 1000 < 50 ? (int)(left * 1000) + 1 : 50;
 
 		if (s->fds[0] >= 0)
 			poll(&p, 1, step);
 		else
 			poll(NULL, 0, step);
-		waited += step;
 		done = cmdstream_poll(s);
 	}
 	return done;
@@ -208,13 +209,7 @@ cmdstream_failure(const struct cmdstream *s, char *buf, size_t buflen)
 	if (s->running)
 		return NULL;
 	memset(&res, 0, sizeof(res));
-	if (WIFEXITED(s->wstatus)) {
-		res.status = RUNCMD_OK;
-		res.exit_code = WEXITSTATUS(s->wstatus);
-	} else {
-		res.status = RUNCMD_SIGNALED;
-		res.term_signal = WIFSIGNALED(s->wstatus) ? WTERMSIG(s->wstatus) : 0;
-	}
+	runcmd_set_status(&res, s->wstatus);
 	memcpy(res.err, s->err, s->errlen + 1);
 	if (runcmd_failure(&res, 0, buf, buflen) == NULL)
 		snprintf(buf, buflen, "exited 0");
@@ -229,7 +224,7 @@ cmdstream_free(struct cmdstream *s)
 	if (s->running)
 		runcmd_kill(s->pid, NULL);
 	for (int i = 0; i < 2; i++)
-		close_fd(&s->fds[i]);
+		runcmd_close_fd(&s->fds[i]);
 	free(s->sep);
 	free(s->acc);
 	free(s->last);

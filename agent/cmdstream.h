@@ -7,9 +7,11 @@
  * far and keeps the last complete record: the text before a separator
  * ("\n" for macmon's JSON lines; "*** Sampled" for powermetrics, whose
  * header before its first sample is no record when skip_first is set).  A
- * record longer than CMDSTREAM_RECORD_MAX is dropped.  The first bytes of
- * its stderr are kept for the error message.  cmdstream_free() kills the
- * child's process group and reaps it.
+ * record longer than CMDSTREAM_RECORD_MAX bytes (its separator not
+ * counted) is dropped.  The first bytes of its stderr are kept for the
+ * error message.  When the child exits, what is left of its process group
+ * is killed; cmdstream_free() kills the group of one still running.  Both
+ * reap the child.
  *
  * Used from one thread at a time (the collector).
  */
@@ -23,9 +25,10 @@
 struct cmdstream;
 
 /*
- * Start argv (NULL-terminated; copied).  sep: the record separator (not
- * empty; copied).  Returns NULL when it could not be started, with the
- * reason in err and *notfound 1 when argv[0] is not on PATH.
+ * Start argv (NULL-terminated; copied).  sep: the record separator
+ * (copied; an empty one is refused).  Returns NULL when it could not be
+ * started, with the reason in err and *notfound 1 when argv[0] is not on
+ * PATH.
  */
 struct cmdstream *cmdstream_start(char *const argv[], const char *sep, int skip_first,
     char *err, size_t errlen, int *notfound);

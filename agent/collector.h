@@ -23,6 +23,7 @@ struct collect_opts {
 	const char *node;        /* sim: node name in the scenario */
 	int cmd_timeout_ms;      /* darwin: per-command timeout */
 	double now;              /* unix seconds at the start of the collection */
+	double mono;             /* darwin: monotonic seconds then; 0: read CLOCK_MONOTONIC */
 	double interval;         /* seconds between collections (power sampling window) */
 	double topology_interval; /* darwin: seconds between topology reads; 0: 60 */
 	const char *listen;      /* agent.listen: where /metrics is served; NULL: nowhere */

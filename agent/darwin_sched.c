@@ -10,6 +10,17 @@
 #define BACKOFF_MAX 60.0
 
 /*
+ * kern.boottime moves without a restart: it is the wall clock minus the
+ * time since boot, and setting the clock moves it by the same step
+ * (apple/darwin-xnu, osfmk/kern/clock.c, clock_set_calendar_microtime():
+ * "Adjust the boottime based on the delta"), so a time sync that sets the
+ * clock by a fraction of a second moves it as much.  A restart moves it by
+ * at least the uptime it ended, far more than this; a step of the clock
+ * larger than this reads the identity again, which costs two commands.
+ */
+#define BOOT_SLACK 5.0
+
+/*
  * A source read at `at` is due again after `every` seconds.  Collections
  * come every `interval` seconds with some jitter: half an interval (a
  * second at most) of slack keeps a 60 s cadence at 60 s, not 65.
@@ -22,12 +33,18 @@ elapsed(const struct darwin_sched_in *in, double at, double every)
 	return isnan(at) || in->now - at + slack >= every;
 }
 
+int
+darwin_same_boot(double boot, double boot_before)
+{
+	return fabs(boot - boot_before) <= BOOT_SLACK;	/* 0 when either is NAN */
+}
+
 unsigned
 darwin_sched_due(const struct darwin_sched_in *in)
 {
 	unsigned due = 0;
 	int rebooted = !isnan(in->boot) && !isnan(in->boot_before) &&
-	    in->boot != in->boot_before;
+	    !darwin_same_boot(in->boot, in->boot_before);
 
 	if (isnan(in->identity_at) || rebooted ||
 	    (!in->identity_ok && elapsed(in, in->identity_at, in->topology_interval)))
@@ -68,19 +85,10 @@ fnv_int(uint64_t h, int v)
 
 #define FNV_START UINT64_C(14695981039346656037)
 
-static const struct darwin_ifconfig *
-find_if(const struct darwin_iflist *l, const char *name)
-{
-	for (int i = 0; i < l->n; i++)
-		if (strcmp(l->ifc[i].name, name) == 0)
-			return &l->ifc[i];
-	return NULL;
-}
-
 static uint64_t
 hash_if(uint64_t h, const struct darwin_iflist *l, const char *name)
 {
-	const struct darwin_ifconfig *ifc = find_if(l, name);
+	const struct darwin_ifconfig *ifc = darwin_iflist_find(l, name);
 
 	h = fnv_str(h, name);
 	if (ifc == NULL)
@@ -114,6 +122,17 @@ darwin_ifset_signature(const struct darwin_iflist *l)
 	for (int i = 0; i < l->n; i++)
 		h = fnv_str(h, l->ifc[i].name);
 	return fnv_int(h, l->n);
+}
+
+double
+darwin_section_wall(double now_wall, double now_mono, double read_mono)
+{
+	double w;
+
+	if (isnan(read_mono))
+		return NAN;
+	w = now_wall - (now_mono - read_mono);
+	return w < now_wall ? w : now_wall;
 }
 
 double

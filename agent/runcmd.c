@@ -27,8 +27,8 @@ struct capture {
 	int truncated;
 };
 
-static double
-now_mono(void)
+double
+runcmd_mono(void)
 {
 	struct timespec ts;
 
@@ -107,8 +107,8 @@ spawn_child(char *const argv[], int in_fd, int out_fd, int err_fd, pid_t *pid)
 	return rc;
 }
 
-static void
-close_fd(int *fd)
+void
+runcmd_close_fd(int *fd)
 {
 	if (*fd >= 0) {
 		close(*fd);
@@ -116,15 +116,15 @@ close_fd(int *fd)
 	}
 }
 
-static void
-set_status(struct runcmd_result *res, int wstatus)
+void
+runcmd_set_status(struct runcmd_result *res, int wstatus)
 {
 	if (WIFEXITED(wstatus)) {
 		res->status = RUNCMD_OK;
 		res->exit_code = WEXITSTATUS(wstatus);
-	} else if (WIFSIGNALED(wstatus)) {
+	} else {
 		res->status = RUNCMD_SIGNALED;
-		res->term_signal = WTERMSIG(wstatus);
+		res->term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
 	}
 }
 
@@ -142,7 +142,7 @@ pump(pid_t pid, int fds[3], const char *input, size_t input_len, double deadline
 	while (fds[1] >= 0 || fds[2] >= 0 || !reaped) {
 		struct pollfd p[3];
 		int np = 0, idx[3];
-		double left = deadline - now_mono();
+		double left = deadline - runcmd_mono();
 
 		if (left <= 0)
 			return 1;
@@ -173,9 +173,9 @@ pump(pid_t pid, int fds[3], const char *input, size_t input_len, double deadline
 				if (n > 0)
 					written += (size_t)n;
 				if (n < 0 || written == input_len)
-					close_fd(&fds[0]);
+					runcmd_close_fd(&fds[0]);
 			} else if (drain_fd(fds[i], i == 1 ? out : err)) {
-				close_fd(&fds[i]);
+				runcmd_close_fd(&fds[i]);
 			}
 		}
 	}
@@ -220,12 +220,12 @@ finish_child(pid_t pid, int reaped, int *wstatus)
 	if (reaped)
 		return 0;
 	kill(pid, SIGKILL);
-	double until = now_mono() + REAP_GRACE_S;
+	double until = runcmd_mono() + REAP_GRACE_S;
 	for (;;) {
 		pid_t r = waitpid(pid, wstatus, WNOHANG);
 		if (r == pid || (r == -1 && errno != EINTR))
 			return 0;
-		if (now_mono() > until)
+		if (runcmd_mono() > until)
 			break;
 		poll(NULL, 0, 5);
 	}
@@ -242,7 +242,7 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 	struct capture out = { .max = RUNCMD_OUT_MAX }, err = { .max = sizeof(res->err) - 1 };
 	int inpipe[2] = { -1, -1 }, outpipe[2] = { -1, -1 }, errpipe[2] = { -1, -1 };
 	int fds[3] = { -1, -1, -1 };
-	double start = now_mono();
+	double start = runcmd_mono();
 	pid_t pid;
 	int wstatus = 0, rc;
 
@@ -264,14 +264,14 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 		snprintf(res->err, sizeof(res->err), "%s: %s", argv[0], strerror(rc));
 		goto fail;
 	}
-	close_fd(&inpipe[0]);
-	close_fd(&outpipe[1]);
-	close_fd(&errpipe[1]);
+	runcmd_close_fd(&inpipe[0]);
+	runcmd_close_fd(&outpipe[1]);
+	runcmd_close_fd(&errpipe[1]);
 	fds[0] = inpipe[1];
 	fds[1] = outpipe[0];
 	fds[2] = errpipe[0];
 	if (input == NULL || input_len == 0)
-		close_fd(&fds[0]);
+		runcmd_close_fd(&fds[0]);
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)
 			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
@@ -282,7 +282,7 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 	if (timed_out && finish_child(pid, reaped, &wstatus) == -1)
 		snprintf(res->err, sizeof(res->err), "would not die after SIGKILL");
 	for (int i = 0; i < 3; i++)
-		close_fd(&fds[i]);
+		runcmd_close_fd(&fds[i]);
 	res->out = out.buf ? out.buf : strdup("");
 	res->out_len = out.len;
 	res->out_truncated = out.truncated;
@@ -291,23 +291,23 @@ runcmd(char *const argv[], const char *input, size_t input_len, int timeout_ms,
 		res->err[err.len] = '\0';
 		free(err.buf);
 	}
-	res->elapsed = now_mono() - start;
+	res->elapsed = runcmd_mono() - start;
 	if (timed_out)
 		res->status = RUNCMD_TIMEOUT;
 	else
-		set_status(res, wstatus);
+		runcmd_set_status(res, wstatus);
 	return 0;
 
 fail:
 	for (int i = 0; i < 2; i++) {
-		close_fd(&inpipe[i]);
-		close_fd(&outpipe[i]);
-		close_fd(&errpipe[i]);
+		runcmd_close_fd(&inpipe[i]);
+		runcmd_close_fd(&outpipe[i]);
+		runcmd_close_fd(&errpipe[i]);
 	}
 	free(out.buf);
 	free(err.buf);
 	res->out = strdup("");
-	res->elapsed = now_mono() - start;
+	res->elapsed = runcmd_mono() - start;
 	return -1;
 }
 
@@ -331,8 +331,8 @@ runcmd_spawn(char *const argv[], pid_t *pid, int fds[2])
 	if (rc != 0)
 		goto fail;
 	close(null_fd);
-	close_fd(&outpipe[1]);
-	close_fd(&errpipe[1]);
+	runcmd_close_fd(&outpipe[1]);
+	runcmd_close_fd(&errpipe[1]);
 	fds[0] = outpipe[0];
 	fds[1] = errpipe[0];
 	for (int i = 0; i < 2; i++)
@@ -342,10 +342,26 @@ runcmd_spawn(char *const argv[], pid_t *pid, int fds[2])
 fail:
 	close(null_fd);
 	for (int i = 0; i < 2; i++) {
-		close_fd(&outpipe[i]);
-		close_fd(&errpipe[i]);
+		runcmd_close_fd(&outpipe[i]);
+		runcmd_close_fd(&errpipe[i]);
 	}
 	return rc;
+}
+
+int
+runcmd_reap_exited(pid_t pid, int *wstatus)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	/* WNOWAIT: the leader stays a zombie, holding its pid and group id */
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1 ||
+	    si.si_pid != pid)
+		return 0;
+	kill(-pid, SIGKILL);	/* what it left of its group */
+	while (waitpid(pid, wstatus, 0) == -1 && errno == EINTR)
+		;
+	return 1;
 }
 
 int

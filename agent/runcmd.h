@@ -69,4 +69,23 @@ int runcmd_spawn(char *const argv[], pid_t *pid, int fds[2]);
  */
 int runcmd_kill(pid_t pid, int *wstatus);
 
+/*
+ * For a child of runcmd_spawn() that may have exited: when pid has
+ * exited, kill what is left of its process group (SIGKILL), then reap it,
+ * with its exit status in *wstatus: returns 1.  Returns 0 while it runs.
+ * The group is killed before the leader is reaped: until then the leader's
+ * pid, and so its group's id, cannot be reused (finish_child() in
+ * runcmd.c keeps the same rule).
+ */
+int runcmd_reap_exited(pid_t pid, int *wstatus);
+
+/* How a waitpid() status ended: status RUNCMD_OK with exit_code, or RUNCMD_SIGNALED. */
+void runcmd_set_status(struct runcmd_result *res, int wstatus);
+
+/* close(*fd) unless it is -1 already; *fd becomes -1. */
+void runcmd_close_fd(int *fd);
+
+/* Monotonic seconds (CLOCK_MONOTONIC): the clock of every deadline here. */
+double runcmd_mono(void);
+
 #endif

@@ -83,28 +83,35 @@ rm -f "$M/macmon_pipe.out" "$M/powermetrics_cpu_power,gpu_power.out"
 n_fail=$(wc -l <"$CALLS")
 mpid=$(ps -o pid=,args= --ppid "$AGENT_PID" | awk '/macmon pipe/ {print $1; exit}')
 [ -n "$mpid" ] && kill -9 "$mpid"
+# (waits of 1, 2 and 4 s, each seen at a collection: 3 starts take some 10 s
+# on an idle machine; 40 s leaves room for a loaded one)
 starts=()
-t_end=$(( $(date +%s) + 14 ))
+t_end=$(( $(date +%s) + 40 ))
 seen=0
-while [ "$(date +%s)" -lt $t_end ]; do
+while [ "$(date +%s)" -lt $t_end ] && [ "$seen" -lt 3 ]; do
 	k=$(tail -n +$((n_fail + 1)) "$CALLS" | grep -Ec '^(macmon pipe|powermetrics --samplers)')
 	while [ "$seen" -lt "$k" ]; do starts+=("$(date +%s.%N)"); seen=$((seen + 1)); done
 	sleep 0.1
 done
-check "at least 3 starts in 14 s (${#starts[@]})" test "${#starts[@]}" -ge 3
+check "3 starts within 40 s (${#starts[@]})" test "${#starts[@]}" -ge 3
 if [ "${#starts[@]}" -ge 3 ]; then
 	g1=$(echo "${starts[1]} - ${starts[0]}" | bc) g2=$(echo "${starts[2]} - ${starts[1]}" | bc)
 	check "backoff grows: $g1 s, then $g2 s" sh -c "echo '$g2 > $g1 + 0.5' | bc | grep -qx 1"
+	check "the first wait is a second at least: $g1 s" sh -c "echo '$g1 >= 0.9' | bc | grep -qx 1"
 fi
-check "and fewer than one a second: ${#starts[@]} in 14 s" test "${#starts[@]}" -le 6
 report >"$TMP/r2.json"
 check_jq "the report says why, and its power (if any) is older than it" "$TMP/r2.json" \
 	'(.power.collected_at == null or .power.collected_at < .collected_at) and
 	 ([.errors[] | select(.source == "macmon" or .source == "powermetrics") |
 	 select(.message | test("next start in|started again"))] | length) >= 1'
 wait_for "after the silence limit (30 s), no power values" 40 sh -c "curl -sf $U/v1/report | jq -e '.power.source == null'"
+# both commands work again: the next start, of either one, brings power back
+# (within the backoff, 60 s at most), whichever one's turn it is
 cp "$TOP/tests/fixtures/macos/macmon-pipe.jsonl" "$M/macmon_pipe.out"
-wait_for "power back once macmon works" 80 sh -c "curl -sf $U/v1/report | jq -e '.power.source == \"macmon\"'"
+cp "$TOP/tests/fixtures/macos/powermetrics-cpu_power-gpu_power.txt" \
+	"$M/powermetrics_cpu_power,gpu_power.out"
+wait_for "power back once the commands work" 80 sh -c \
+	"curl -sf $U/v1/report | jq -e '.power.source == \"macmon\" or .power.source == \"powermetrics\"'"
 
 # a new boot time: the identity is read again
 n_boot=$(wc -l <"$CALLS")
@@ -114,8 +121,8 @@ wait_for "the new OS build reported" 10 sh -c "curl -sf $U/v1/report | jq -e '.n
 check_eq "the hardware read once more" 1 \
 	"$(tail -n +$((n_boot + 1)) "$CALLS" | grep -c '^system_profiler SPHardwareDataType')"
 
-mpid=$(ps -o pid=,args= --ppid "$AGENT_PID" | awk '/macmon pipe/ {print $1; exit}')
-check "the agent's macmon child is found" test -n "$mpid"
+mpid=$(ps -o pid=,args= --ppid "$AGENT_PID" | awk '/macmon pipe|powermetrics --samplers/ {print $1; exit}')
+check "the agent's power child is found" test -n "$mpid"
 bg_stop "$AGENT_PID"
 check "and gone with the agent" sh -c "! kill -0 $mpid 2>/dev/null"
 done_testing

@@ -4,7 +4,10 @@
  * with their call log (FAKEMAC_LOG): what a second collection runs when
  * nothing changed, what a cable pulled, a bridge member, a new interface, a
  * new boot time or a renamed host makes it read, the errors of a source
- * not read again, the sections' collected_at, and the one power child.
+ * not read again, the sections' collected_at (also across a step of the
+ * wall clock), a failed `ifconfig -a`, and the one power child.  The
+ * collections' monotonic times are given (collect_opts.mono), so that the
+ * cadence does not hang on how fast this machine runs them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +29,7 @@
 #include "fakemac_fixture.h"
 
 #define T0 1763782801.0
+#define MONO0 5000.0	/* the monotonic time of collection 0 */
 #define EVERY "sysctl hw.memsize vm.swapusage iogpu.wired_limit_mb " \
 	"kern.memorystatus_level kern.boottime kern.hostname"
 
@@ -37,6 +41,7 @@ struct fake {
 	int logged;              /* log lines before the last collection */
 	struct report r;
 	struct collect_opts o;
+	double step;             /* how far the wall clock was set from T0 + 5k */
 	void *state;
 };
 
@@ -83,12 +88,16 @@ log_lines(struct fake *f)
 	return n;
 }
 
-/* Collection k (k = 0, 1, ...): its report time is T0 + 5k. */
+/*
+ * Collection k (k = 0, 1, ...): its report time is T0 + 5k (plus f->step),
+ * its monotonic time MONO0 + 5k.
+ */
 static void
 collect(struct fake *f, int k)
 {
 	f->logged = log_lines(f);
-	f->o.now = T0 + 5 * k;
+	f->o.now = T0 + 5 * k + f->step;
+	f->o.mono = MONO0 + 5 * k;
 	assert_int_equal(collector_run(&backend_darwin, &f->o, &f->r), 0);
 }
 
@@ -175,13 +184,12 @@ test_nothing_changed(void **state)
 	assert_true(report_oldest_section(&f->r) == T0);
 }
 
+/* Port 2's cable pulled: ifconfig and system_profiler say so from now on. */
 static void
-test_cable_pulled(void **state)
+pull_cable(struct fake *f)
 {
-	struct fake *f = *state;
 	char script[PATH_MAX + 512];
 
-	collect(f, 0);
 	snprintf(script, sizeof(script),
 	    "sed -e '/inet 169.254.205.255/d' -e '/^en2:/,/status:/s/status: active/status: inactive/' "
 	    "\"$0/ifconfig.out\" >\"$0/t\" && mv \"$0/t\" \"$0/ifconfig.out\" && "
@@ -191,6 +199,15 @@ test_cable_pulled(void **state)
 	    "\"Up to 120 Gb/s\" else . end)' \"$0/system_profiler_SPThunderboltDataType.out\" "
 	    ">\"$0/t\" && mv \"$0/t\" \"$0/system_profiler_SPThunderboltDataType.out\"");
 	fm_sh(script, f->dir, NULL, NULL);
+}
+
+static void
+test_cable_pulled(void **state)
+{
+	struct fake *f = *state;
+
+	collect(f, 0);
+	pull_cable(f);
 	collect(f, 1);
 	assert_no_errors(&f->r);
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
@@ -247,6 +264,14 @@ test_reboot_and_rename(void **state)
 	assert_string_equal(f->r.node.hostname, "mac-studio-9");	/* read every collection */
 	assert_int_equal(ran(f, "system_profiler SPHardwareDataType"), 0);
 
+	/* the clock synced: kern.boottime 2 s later, the same boot */
+	fm_sh("echo '{ sec = 1763712766, usec = 123 } Fri Nov 21 08:12:46 2025' "
+	    ">\"$0/sysctl_kern.boottime.out\"", f->dir, NULL, NULL);
+	collect(f, 1);
+	assert_int_equal(ran(f, "system_profiler SPHardwareDataType"), 0);
+	assert_true(fabs(f->r.node.boot_time - 1763712766.000123) < 1e-3);
+	assert_true(f->r.node.collected_at == T0 + 5);
+
 	fm_sh("echo '{ sec = 1763999999, usec = 0 } Mon Nov 24 15:59:59 2025' "
 	    ">\"$0/sysctl_kern.boottime.out\" && sed 's/25C56/25D5/' \"$0/sw_vers.out\" >\"$0/t\" && "
 	    "mv \"$0/t\" \"$0/sw_vers.out\"", f->dir, NULL, NULL);
@@ -278,18 +303,89 @@ test_failure_kept(void **state)
 	assert_true(f->r.thunderbolt.collected_at == T0);
 }
 
+/*
+ * A cable pulled while `ifconfig -a` fails: when it works again, what
+ * changed in between is not known, so the topology is read at once rather
+ * than a topology interval later.
+ */
+static void
+test_cable_pulled_while_ifconfig_fails(void **state)
+{
+	struct fake *f = *state;
+
+	collect(f, 0);
+	fm_sh("mv \"$0/ifconfig.out\" \"$0/ifconfig.saved\"", f->dir, NULL, NULL);
+	collect(f, 1);
+	assert_int_equal(ran(f, "ifconfig -a"), 1);
+	assert_int_equal(ran(f, "system_profiler"), 0);
+	assert_int_equal(f->r.n_errors, 1);
+	assert_string_equal(f->r.errors[0].source, "ifconfig");
+	fm_sh("mv \"$0/ifconfig.saved\" \"$0/ifconfig.out\"", f->dir, NULL, NULL);
+	pull_cable(f);
+	collect(f, 2);
+	assert_no_errors(&f->r);
+	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
+	assert_int_equal(ran(f, "networksetup"), 0);	/* the same interfaces as before */
+	assert_int_equal(fm_port_of(&f->r, "2")->status, PORT_STATUS_EMPTY);
+	assert_true(f->r.thunderbolt.collected_at == T0 + 10);
+
+	collect(f, 3);	/* and settled again */
+	assert_int_equal(log_lines(f) - f->logged, 3);
+}
+
+/*
+ * The Mac's clock set back an hour between two collections: the sections
+ * kept from earlier reads are as old as they were (by the monotonic clock),
+ * never later than the report, and the report still decodes (the
+ * controller refuses a section read after its report).
+ */
+static void
+test_clock_stepped_back(void **state)
+{
+	struct fake *f = *state;
+	struct report *back = report_new();
+	char err[256], *json;
+	double now;
+
+	assert_non_null(back);
+	collect(f, 0);
+	collect_with_power(f, 1);	/* identity and topology at 0, power at 1 */
+	assert_string_equal(f->r.power.source, "macmon");
+	f->step = -3600;
+	collect(f, 2);
+	now = T0 + 10 - 3600;
+	assert_true(f->r.collected_at == now);
+	assert_int_equal(ran(f, "system_profiler"), 0);	/* nothing read again */
+	assert_true(f->r.thunderbolt.collected_at == now - 10);
+	assert_true(f->r.rdma.collected_at == now - 10);
+	assert_true(f->r.node.collected_at == now);	/* same boot time: true now */
+	assert_true(f->r.memory.collected_at == now);
+	assert_true(f->r.network.collected_at == now);
+	/* the sample of collection 1, or a newer one */
+	assert_true(f->r.power.collected_at >= now - 5 && f->r.power.collected_at <= now);
+	assert_true(f->r.thermal.collected_at == f->r.power.collected_at);
+	assert_true(report_oldest_section(&f->r) == now - 10);
+	assert_non_null(json = report_encode(&f->r, 0));
+	if (report_decode(json, strlen(json), back, err, sizeof(err)) == -1)
+		fail_msg("report refused: %s", err);
+	assert_true(back->thunderbolt.collected_at == now - 10);
+	free(json);
+	free(back);
+}
+
+/* The topology is read again every topology interval, by the monotonic clock. */
 static void
 test_topology_interval(void **state)
 {
 	struct fake *f = *state;
 
-	f->o.topology_interval = 0.3;
-	f->o.interval = 0.1;
+	f->o.topology_interval = 20;
 	collect(f, 0);
-	collect(f, 1);
+	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
+	collect(f, 3);	/* 15 s later */
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 0);
-	poll(NULL, 0, 400);
-	collect(f, 2);
+	f->step = -3600;	/* the wall clock has no say */
+	collect(f, 4);	/* 20 s later */
 	assert_int_equal(ran(f, "system_profiler SPThunderboltDataType"), 1);
 	assert_int_equal(ran(f, "ibv_devinfo -v"), 1);
 	assert_int_equal(ran(f, "ibv_devices"), 0);
@@ -320,6 +416,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_new_interface, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reboot_and_rename, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cable_pulled_while_ifconfig_fails, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_clock_stepped_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topology_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_power_interval, setup, teardown),
 	};

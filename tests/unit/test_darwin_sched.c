@@ -110,6 +110,44 @@ test_reboot_reads_identity(void **state)
 	assert_int_equal(darwin_sched_due(&in), 0);
 }
 
+/* kern.boottime moves a little without a restart (a time sync): not a reboot. */
+static void
+test_boot_time_jitter_is_no_reboot(void **state)
+{
+	struct darwin_sched_in in = settled(10);
+
+	(void)state;
+	in.boot = 1001;
+	assert_int_equal(darwin_sched_due(&in), 0);
+	in.boot = 999.5;
+	assert_int_equal(darwin_sched_due(&in), 0);
+	in.boot = 1005;
+	assert_int_equal(darwin_sched_due(&in), 0);
+	in.boot = 1006;	/* past the slack: read again */
+	assert_int_equal(darwin_sched_due(&in), DARWIN_DUE_IDENTITY);
+	in.boot = 994;
+	assert_int_equal(darwin_sched_due(&in), DARWIN_DUE_IDENTITY);
+	assert_true(darwin_same_boot(1003, 1000));
+	assert_false(darwin_same_boot(1000 + 3600, 1000));
+	assert_false(darwin_same_boot(NAN, 1000));
+	assert_false(darwin_same_boot(1000, NAN));
+}
+
+/*
+ * A section's report time comes from its monotonic read time: the wall
+ * clock stepping back an hour keeps it before the report, as old as it is.
+ */
+static void
+test_section_wall(void **state)
+{
+	(void)state;
+	assert_true(darwin_section_wall(1000, 50, 40) == 990);
+	assert_true(darwin_section_wall(1000 - 3600, 50, 40) == 990 - 3600);
+	assert_true(darwin_section_wall(1000, 50, 50) == 1000);
+	assert_true(darwin_section_wall(1000, 50, 51) == 1000);	/* never after the report */
+	assert_true(isnan(darwin_section_wall(1000, 50, NAN)));
+}
+
 /* A failed read is tried again a topology interval later, not every collection. */
 static void
 test_failed_reads_retry_on_the_topology_cadence(void **state)
@@ -239,6 +277,8 @@ main(void)
 		cmocka_unit_test(test_cable_change_reads_topology_at_once),
 		cmocka_unit_test(test_new_interfaces_read_hwports_and_topology),
 		cmocka_unit_test(test_reboot_reads_identity),
+		cmocka_unit_test(test_boot_time_jitter_is_no_reboot),
+		cmocka_unit_test(test_section_wall),
 		cmocka_unit_test(test_failed_reads_retry_on_the_topology_cadence),
 		cmocka_unit_test(test_topology_interval_is_configurable),
 		cmocka_unit_test(test_link_signature),
