@@ -99,6 +99,26 @@ for i, d in enumerate(dirs):
                         "status: active", "status: inactive"))
             out.append(devinfo_down.replace("rdma_en1", "rdma_" + en))
     open(d + "/ibv_devinfo.out", "w").write("".join(out))
+    # `ifconfig -a`, which the agent reads every collection: each cabled
+    # port's stanza as its own ifconfig shows it, the others without
+    # address and inactive, as a Mac shows them after the change
+    stanzas, cur = [], None
+    for line in open(d + "/ifconfig.out").read().splitlines(True):
+        m = re.match(r"(\S+): flags=", line)
+        if m:
+            cur = [m.group(1), line]
+            stanzas.append(cur)
+        elif cur is not None:
+            cur[1] += line
+    text = ""
+    for name, body in stanzas:
+        if name in up:
+            body = ifc.replace("en3", name).replace("169.254.205.255", up[name])
+        elif name in ("en2", "en4", "en6", "en7"):
+            body = re.sub(r"\tinet .*\n", "", body).replace("status: active",
+                                                              "status: inactive")
+        text += body
+    open(d + "/ifconfig.out", "w").write(text)
 PY
 }
 
