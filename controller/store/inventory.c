@@ -386,6 +386,28 @@ inv_db_fail(struct inv *inv, const char *func, const char *what)
 	return -1;
 }
 
+sqlite3_stmt *
+inv_prepare(struct inv *inv, const char *sql, const char *func)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(inv->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		inv_db_fail(inv, func, "prepare");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+inv_run(struct inv *inv, sqlite3_stmt *s, const char *func)
+{
+	int rc = inv_step_done(inv, s, func);
+
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int
 inv_step_done(struct inv *inv, sqlite3_stmt *s, const char *func)
 {

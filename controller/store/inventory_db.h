@@ -108,6 +108,14 @@ int inv_db_fail(struct inv *inv, const char *func, const char *what);
  * name of func).
  */
 int inv_step_done(struct inv *inv, sqlite3_stmt *s, const char *func);
+/*
+ * For a statement used once: prepare sql (NULL on failure, logged in the
+ * name of func), and step one without rows then finalize it (what
+ * inv_step_done returns).
+ */
+sqlite3_stmt *inv_prepare(struct inv *inv, const char *sql, const char *func);
+int inv_run(struct inv *inv, sqlite3_stmt *s, const char *func);
+#define INV_PREPARE(inv, sql) inv_prepare((inv), (sql), __func__)
 /* Step a one-row, one-integer query ("SELECT count(*)"); -1 on error. */
 int64_t inv_step_int(struct inv *inv, sqlite3_stmt *s, const char *func);
 

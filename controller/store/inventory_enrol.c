@@ -13,35 +13,12 @@
 
 #include "log.h"
 
-/* Prepare sql; NULL (logged) on failure. */
-static sqlite3_stmt *
-prep(struct inv *inv, const char *sql, const char *func)
-{
-	sqlite3_stmt *s = NULL;
-
-	if (sqlite3_prepare_v2(inv->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		inv_db_fail(inv, func, "prepare");
-		return NULL;
-	}
-	return s;
-}
-
-/* Step a statement that returns no rows and finalize it: 0, INV_CONFLICT or -1. */
-static int
-run(struct inv *inv, sqlite3_stmt *s, const char *func)
-{
-	int rc = inv_step_done(inv, s, func);
-
-	sqlite3_finalize(s);
-	return rc;
-}
-
 /* ---- cluster allow-lists ---- */
 
 static int
 allow_one(struct inv *inv, int64_t cid, const char *serial, int add)
 {
-	sqlite3_stmt *s = prep(inv, add ?
+	sqlite3_stmt *s = inv_prepare(inv, add ?
 	    "INSERT OR IGNORE INTO cluster_allow (cluster_id, serial) VALUES (?1, ?2)" :
 	    "DELETE FROM cluster_allow WHERE cluster_id = ?1 AND serial = ?2", __func__);
 
@@ -52,13 +29,13 @@ allow_one(struct inv *inv, int64_t cid, const char *serial, int add)
 		sqlite3_finalize(s);
 		return INV_FAIL(inv, "bind");
 	}
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }
 
 static int
 allow_count(struct inv *inv, int64_t cid)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT count(*) FROM cluster_allow WHERE cluster_id = ?1",
+	sqlite3_stmt *s = inv_prepare(inv, "SELECT count(*) FROM cluster_allow WHERE cluster_id = ?1",
 	    __func__);
 	int64_t n;
 
@@ -93,7 +70,7 @@ inv_cluster_allow(struct inv *inv, const char *cluster, const api_name *serials,
 int
 inv_cluster_allow_get(struct inv *inv, const char *cluster, struct api_names *out)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT a.serial FROM cluster_allow a JOIN clusters c "
+	sqlite3_stmt *s = inv_prepare(inv, "SELECT a.serial FROM cluster_allow a JOIN clusters c "
 	    "ON c.id = a.cluster_id WHERE c.name = ?1 ORDER BY a.serial", __func__);
 	int rc;
 
@@ -119,7 +96,7 @@ inv_cluster_allows(struct inv *inv, const char *cluster, const char *serial)
 
 	if (cluster[0] == '\0' || serial[0] == '\0')
 		return 0;
-	s = prep(inv, "SELECT count(*) FROM cluster_allow a JOIN clusters c "
+	s = inv_prepare(inv, "SELECT count(*) FROM cluster_allow a JOIN clusters c "
 	    "ON c.id = a.cluster_id WHERE c.name = ?1 AND a.serial = ?2", __func__);
 	if (s == NULL)
 		return -1;
@@ -135,19 +112,19 @@ inv_cluster_allows(struct inv *inv, const char *cluster, const char *serial)
 int
 inv_node_set_accepted(struct inv *inv, int64_t node_id, int accepted)
 {
-	sqlite3_stmt *s = prep(inv, "UPDATE nodes SET accepted = ?2 WHERE id = ?1", __func__);
+	sqlite3_stmt *s = inv_prepare(inv, "UPDATE nodes SET accepted = ?2 WHERE id = ?1", __func__);
 
 	if (s == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, node_id);
 	sqlite3_bind_int(s, 2, accepted != 0);
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }
 
 int
 inv_node_each_state(struct inv *inv, inv_node_state_fn fn, void *ctx)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT name, accepted, report_json FROM nodes ORDER BY id",
+	sqlite3_stmt *s = inv_prepare(inv, "SELECT name, accepted, report_json FROM nodes ORDER BY id",
 	    __func__);
 	api_name name;
 	int rc;
@@ -167,7 +144,7 @@ inv_node_each_state(struct inv *inv, inv_node_state_fn fn, void *ctx)
 int
 inv_token_supersede(struct inv *inv, const char *node, const char *keep_id)
 {
-	sqlite3_stmt *s = prep(inv, "UPDATE tokens SET revoked = 1 "
+	sqlite3_stmt *s = inv_prepare(inv, "UPDATE tokens SET revoked = 1 "
 	    "WHERE role = 'node' AND node = ?1 AND id != ?2", __func__);
 	int rc;
 
@@ -175,12 +152,12 @@ inv_token_supersede(struct inv *inv, const char *node, const char *keep_id)
 		return -1;
 	sqlite3_bind_text(s, 1, node, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, keep_id, -1, SQLITE_STATIC);
-	if ((rc = run(inv, s, __func__)) != 0)
+	if ((rc = inv_run(inv, s, __func__)) != 0)
 		return rc;
-	if ((s = prep(inv, "UPDATE tokens SET pending = 0 WHERE id = ?1", __func__)) == NULL)
+	if ((s = inv_prepare(inv, "UPDATE tokens SET pending = 0 WHERE id = ?1", __func__)) == NULL)
 		return -1;
 	sqlite3_bind_text(s, 1, keep_id, -1, SQLITE_STATIC);
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }
 
 /* ---- pending re-enrolments ---- */
@@ -189,7 +166,7 @@ int
 inv_enrol_request_put(struct inv *inv, const char *token_id, int64_t node_id, double at,
     const char *json, size_t len)
 {
-	sqlite3_stmt *s = prep(inv, "INSERT INTO enrol_requests (token_id, node_id, "
+	sqlite3_stmt *s = inv_prepare(inv, "INSERT INTO enrol_requests (token_id, node_id, "
 	    "requested_at, received_at, report_json) VALUES (?1, ?2, ?3, ?3, ?4) "
 	    "ON CONFLICT (token_id) DO UPDATE SET received_at = ?3, report_json = ?4",
 	    __func__);
@@ -205,13 +182,13 @@ inv_enrol_request_put(struct inv *inv, const char *token_id, int64_t node_id, do
 		sqlite3_finalize(s);
 		return INV_FAIL(inv, "bind");
 	}
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }
 
 int
 inv_enrol_request_latest(struct inv *inv, int64_t node_id, struct inv_enrol_request *out)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT token_id, requested_at, received_at, report_json "
+	sqlite3_stmt *s = inv_prepare(inv, "SELECT token_id, requested_at, received_at, report_json "
 	    "FROM enrol_requests WHERE node_id = ?1 ORDER BY requested_at DESC, rowid DESC "
 	    "LIMIT 1", __func__);
 	int rc;
@@ -244,10 +221,10 @@ inv_enrol_request_latest(struct inv *inv, int64_t node_id, struct inv_enrol_requ
 int
 inv_enrol_requests_drop(struct inv *inv, int64_t node_id)
 {
-	sqlite3_stmt *s = prep(inv, "DELETE FROM enrol_requests WHERE node_id = ?1", __func__);
+	sqlite3_stmt *s = inv_prepare(inv, "DELETE FROM enrol_requests WHERE node_id = ?1", __func__);
 
 	if (s == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, node_id);
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }

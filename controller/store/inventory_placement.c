@@ -11,33 +11,11 @@
 
 #include "log.h"
 
-static sqlite3_stmt *
-prep(struct inv *inv, const char *sql)
-{
-	sqlite3_stmt *s = NULL;
-
-	if (sqlite3_prepare_v2(inv->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		INV_FAIL(inv, "prepare");
-		return NULL;
-	}
-	return s;
-}
-
-/* Step a statement without rows, finalize it: 0, INV_CONFLICT or -1. */
-static int
-run(struct inv *inv, sqlite3_stmt *s, const char *func)
-{
-	int rc = inv_step_done(inv, s, func);
-
-	sqlite3_finalize(s);
-	return rc;
-}
-
 /* run, for an UPDATE or DELETE of one row: INV_NOTFOUND when it changed none. */
 static int
 run_one(struct inv *inv, sqlite3_stmt *s, const char *func)
 {
-	int rc = run(inv, s, func);
+	int rc = inv_run(inv, s, func);
 
 	return rc == 0 && sqlite3_changes(inv->db) == 0 ? INV_NOTFOUND : rc;
 }
@@ -45,7 +23,7 @@ run_one(struct inv *inv, sqlite3_stmt *s, const char *func)
 int
 inv_model_add(struct inv *inv, const char *name, const char *json, double now)
 {
-	sqlite3_stmt *s = prep(inv, "INSERT INTO models (name, json, added_at) VALUES (?, ?, ?)");
+	sqlite3_stmt *s = INV_PREPARE(inv, "INSERT INTO models (name, json, added_at) VALUES (?, ?, ?)");
 
 	if (s == NULL)
 		return -1;
@@ -54,14 +32,14 @@ inv_model_add(struct inv *inv, const char *name, const char *json, double now)
 		sqlite3_finalize(s);
 		return INV_FAIL(inv, "bind");
 	}
-	return run(inv, s, __func__);
+	return inv_run(inv, s, __func__);
 }
 
 int
 inv_model_each(struct inv *inv, int (*fn)(void *arg, const char *name, const char *json),
     void *arg)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT name, json FROM models ORDER BY added_at, name");
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT name, json FROM models ORDER BY added_at, name");
 	int rc;
 
 	if (s == NULL)
@@ -78,14 +56,14 @@ static int
 add_nodes(struct inv *inv, const struct inv_placement_in *p, int64_t id)
 {
 	for (int i = 0; i < p->n_nodes; i++) {
-		sqlite3_stmt *s = prep(inv, "INSERT INTO placement_nodes (placement_id, node, "
+		sqlite3_stmt *s = INV_PREPARE(inv, "INSERT INTO placement_nodes (placement_id, node, "
 		    "bytes) VALUES (?, ?, ?)");
 		if (s == NULL)
 			return -1;
 		sqlite3_bind_int64(s, 1, id);
 		inv_bind_text(s, 2, p->nodes[i]);
 		sqlite3_bind_int64(s, 3, p->bytes[i]);
-		if (run(inv, s, __func__) != 0)
+		if (inv_run(inv, s, __func__) != 0)
 			return -1;
 	}
 	return 0;
@@ -99,7 +77,7 @@ inv_placement_add(struct inv *inv, const struct inv_placement_in *p, int64_t *id
 
 	if (inv_tx_start(inv, &own) != 0)
 		return -1;
-	s = prep(inv, "INSERT INTO placements (model, cluster, strategy, state, created_at, "
+	s = INV_PREPARE(inv, "INSERT INTO placements (model, cluster, strategy, state, created_at, "
 	    "plan_json) VALUES (?, ?, ?, ?, ?, ?)");
 	if (s != NULL) {
 		inv_bind_text(s, 1, p->model);
@@ -108,7 +86,7 @@ inv_placement_add(struct inv *inv, const struct inv_placement_in *p, int64_t *id
 		inv_bind_text(s, 4, p->state);
 		sqlite3_bind_double(s, 5, p->created_at);
 		inv_bind_text(s, 6, p->json);
-		rc = run(inv, s, __func__);
+		rc = inv_run(inv, s, __func__);
 	}
 	if (rc == 0) {
 		*id = sqlite3_last_insert_rowid(inv->db);
@@ -136,7 +114,7 @@ read_row(sqlite3_stmt *s, struct inv_placement *p)
 int
 inv_placement_list(struct inv *inv, struct inv_placement **out, int *n)
 {
-	sqlite3_stmt *s = prep(inv, PLACEMENT_COLS "ORDER BY id");
+	sqlite3_stmt *s = INV_PREPARE(inv, PLACEMENT_COLS "ORDER BY id");
 	struct inv_placement *arr = NULL, *np;
 	int cap = 0, cnt = 0, rc;
 
@@ -177,7 +155,7 @@ inv_placements_free(struct inv_placement *p, int n)
 int
 inv_placement_get(struct inv *inv, int64_t id, struct inv_placement *out)
 {
-	sqlite3_stmt *s = prep(inv, PLACEMENT_COLS "WHERE id = ?");
+	sqlite3_stmt *s = INV_PREPARE(inv, PLACEMENT_COLS "WHERE id = ?");
 	int rc;
 
 	if (s == NULL)
@@ -195,7 +173,7 @@ inv_placement_get(struct inv *inv, int64_t id, struct inv_placement *out)
 int
 inv_placement_remove(struct inv *inv, int64_t id)
 {
-	sqlite3_stmt *s = prep(inv, "DELETE FROM placements WHERE id = ?");
+	sqlite3_stmt *s = INV_PREPARE(inv, "DELETE FROM placements WHERE id = ?");
 
 	if (s == NULL)
 		return -1;
@@ -206,7 +184,7 @@ inv_placement_remove(struct inv *inv, int64_t id)
 int
 inv_placement_set_state(struct inv *inv, int64_t id, const char *state, const char *reason)
 {
-	sqlite3_stmt *s = prep(inv, "UPDATE placements SET state = ?, reason = ? WHERE id = ?");
+	sqlite3_stmt *s = INV_PREPARE(inv, "UPDATE placements SET state = ?, reason = ? WHERE id = ?");
 
 	if (s == NULL)
 		return -1;
@@ -219,7 +197,7 @@ inv_placement_set_state(struct inv *inv, int64_t id, const char *state, const ch
 int64_t
 inv_placement_reserved(struct inv *inv, const char *node, int64_t except)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT coalesce(sum(bytes), 0) FROM placement_nodes "
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT coalesce(sum(bytes), 0) FROM placement_nodes "
 	    "WHERE node = ? AND placement_id != ?");
 
 	if (s == NULL)
@@ -262,7 +240,7 @@ read_ids(struct inv *inv, sqlite3_stmt *s, int64_t **ids, int *n)
 int
 inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT p.id FROM placements p JOIN placement_nodes pn "
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT p.id FROM placements p JOIN placement_nodes pn "
 	    "ON pn.placement_id = p.id WHERE pn.node = ? AND p.state = 'active' ORDER BY p.id");
 
 	*ids = NULL;
@@ -277,7 +255,7 @@ int
 inv_placements_to_stop(struct inv *inv, const char *cluster, const char *node,
     int64_t rollout_id, int64_t **ids, int *n)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT p.id FROM placements p WHERE p.cluster = ? AND "
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT p.id FROM placements p WHERE p.cluster = ? AND "
 	    "p.rollout_id IS NOT ? AND (?3 IS NULL OR EXISTS (SELECT 1 FROM placement_nodes pn "
 	    "WHERE pn.placement_id = p.id AND pn.node = ?3)) ORDER BY p.id");
 
@@ -295,7 +273,7 @@ inv_placements_to_stop(struct inv *inv, const char *cluster, const char *node,
 int
 inv_placement_stop(struct inv *inv, int64_t id, int64_t rollout_id, const char *reason)
 {
-	sqlite3_stmt *s = prep(inv, "UPDATE placements SET state = 'degraded', reason = ?, "
+	sqlite3_stmt *s = INV_PREPARE(inv, "UPDATE placements SET state = 'degraded', reason = ?, "
 	    "rollout_id = ? WHERE id = ?");
 
 	if (s == NULL)
@@ -309,7 +287,7 @@ inv_placement_stop(struct inv *inv, int64_t id, int64_t rollout_id, const char *
 int
 inv_placements_stopped_by(struct inv *inv, int64_t rollout_id, int64_t **ids, int *n)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT id FROM placements WHERE rollout_id = ? ORDER BY id");
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT id FROM placements WHERE rollout_id = ? ORDER BY id");
 
 	*ids = NULL;
 	*n = 0;
@@ -322,7 +300,7 @@ inv_placements_stopped_by(struct inv *inv, int64_t rollout_id, int64_t **ids, in
 int
 inv_placement_release(struct inv *inv, int64_t id, const char *state, const char *reason)
 {
-	sqlite3_stmt *s = prep(inv, "UPDATE placements SET state = ?, reason = ?, "
+	sqlite3_stmt *s = INV_PREPARE(inv, "UPDATE placements SET state = ?, reason = ?, "
 	    "rollout_id = NULL WHERE id = ?");
 
 	if (s == NULL)
@@ -336,7 +314,7 @@ inv_placement_release(struct inv *inv, int64_t id, const char *state, const char
 int
 inv_placement_nodes(struct inv *inv, int64_t id, api_name **names, int *n)
 {
-	sqlite3_stmt *s = prep(inv, "SELECT node FROM placement_nodes WHERE placement_id = ? "
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT node FROM placement_nodes WHERE placement_id = ? "
 	    "ORDER BY node");
 	api_name *arr = NULL, *np;
 	int cap = 0, cnt = 0, rc;

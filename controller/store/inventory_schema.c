@@ -9,9 +9,10 @@
  * next, never between.  To change the schema, append a migration; never edit
  * one that has shipped.
  *
- * Schema (version 9: the tables below, and what migrations 3 to 9 add,
+ * Schema (version 11: the tables below, and what migrations 3 to 11 add,
  * described at each; node_ssh, ssh_credentials, rollouts, rollout_nodes and
- * rollout_log of 6 also in inventory_rollout.c).  Times are unix seconds
+ * rollout_log of 6 also in inventory_rollout.c, jobs and job_ranks of 11 in
+ * inventory_jobs.c).  Times are unix seconds
  * (REAL).  NULL is "unknown" or "none" everywhere: the report's NAN,
  * REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
@@ -288,6 +289,38 @@ static const char *const migrations[] = {
 	 * controller restarted during an install waits for it instead of
 	 * sending a second one (rollout_steps.c). */
 	"ALTER TABLE rollout_nodes ADD COLUMN install_at REAL;",
+	/* 11: jobs (a model run from a placement) and their ranks
+	 * (inventory_jobs.c).  placement_id is not a key: a job outlives a
+	 * removed placement.  want is what the operator asked ("run",
+	 * "stop"); start_sent_at is written before a rank's start goes out,
+	 * so that a controller killed meanwhile stops what it may have
+	 * started. */
+	("CREATE TABLE jobs ("
+	 "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	 "  placement_id INTEGER NOT NULL,"
+	 "  model TEXT, cluster TEXT, backend TEXT,"
+	 "  state TEXT NOT NULL,"
+	 "  reason TEXT,"
+	 "  want TEXT NOT NULL DEFAULT 'run',"
+	 "  generation INTEGER NOT NULL DEFAULT 0,"
+	 "  restarts INTEGER NOT NULL DEFAULT 0,"
+	 "  restart_policy TEXT NOT NULL,"
+	 "  max_restarts INTEGER NOT NULL,"
+	 "  port INTEGER NOT NULL,"
+	 "  python TEXT NOT NULL,"
+	 "  endpoint TEXT,"
+	 "  created_at REAL NOT NULL,"
+	 "  started_at REAL, probe_ok_at REAL,"
+	 "  updated_at REAL NOT NULL);"
+	 "CREATE INDEX jobs_placement ON jobs(placement_id);"
+	 "CREATE TABLE job_ranks ("
+	 "  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	 "  rank INTEGER NOT NULL,"
+	 "  node TEXT NOT NULL,"
+	 "  host TEXT,"
+	 "  pid INTEGER, started_at REAL, start_sent_at REAL,"
+	 "  alive INTEGER, cpu_seconds REAL, rss_bytes INTEGER, seen_at REAL,"
+	 "  PRIMARY KEY (job_id, rank)) WITHOUT ROWID;"),
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1,0 +1,141 @@
+/*
+ * Jobs: a model run from an applied placement, every rank started by the
+ * controller over SSH with the environment MLX's launcher gives it, watched
+ * and brought back when it fails or hangs.  The plain structs shared by the
+ * controller (the job runner, the inventory, the API) and tbctl, and their
+ * JSON (job_json.c).  Strings "" are null, times NAN are null.
+ *
+ * JSON shapes:
+ *   request (POST /v1/jobs):
+ *     {"placement": 7, "port": 8080, "python": "python3",
+ *      "restart": "never" | "on-failure", "max_restarts": 3}
+ *     (placement required; the rest optional: port 8080, python "python3",
+ *      restart "on-failure", max_restarts 3)
+ *   job:
+ *     {"id","placement","model","cluster","backend","state","reason","want",
+ *      "generation","restarts","restart_policy","max_restarts","port","python",
+ *      "endpoint","created_at","started_at","probe_ok_at","updated_at",
+ *      "ranks":[{"rank","node","host","pid","started_at","alive","cpu_seconds",
+ *                "rss_bytes","seen_at"}]}
+ *   list (GET /v1/jobs): {"jobs":[job, ...]}
+ *   logs (GET /v1/jobs/ID/logs?rank=R&lines=N):
+ *     {"job": ID, "ranks":[{"rank","node","lines":["...", ...]}]}
+ */
+#ifndef TBMESH_JOB_API_H
+#define TBMESH_JOB_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api.h"
+
+#define JOB_RANKS_MAX 16          /* as PLAN_RANKS_MAX */
+#define JOB_PYTHON_MAX 255
+#define JOB_HOST_MAX 255          /* as RO_HOST_MAX: an SSH host */
+#define JOB_ENDPOINT_MAX 300
+#define JOB_MODEL_MAX 127
+#define JOB_LOG_LINES_MAX 1000    /* lines one logs request returns per rank */
+#define JOB_LOG_LINE_MAX 1023
+#define JOB_DEFAULT_PORT 8080
+#define JOB_DEFAULT_PYTHON "python3"
+#define JOB_DEFAULT_MAX_RESTARTS 3
+#define JOB_MAX_RESTARTS_MAX 100  /* the most max_restarts a request may ask */
+
+/*
+ * starting: ranks being started, or started and rank 0's endpoint not yet
+ *           answering a one-token completion;
+ * running:  the probe answers;
+ * hung:     the probe gets no answer while a rank burns a core, or a rank is
+ *           gone while the others live (MLX issue 4278), or no answer at all
+ *           for longer;
+ * failed:   every rank gone, a start that failed, or restarts used up;
+ * stopping: the ranks are being stopped (operator, or before a restart);
+ * stopped:  every rank ended, and checked gone.
+ */
+enum job_state { JOB_STARTING, JOB_RUNNING, JOB_HUNG, JOB_FAILED, JOB_STOPPING, JOB_STOPPED,
+	JOB_STATE_COUNT };
+enum job_restart { JOB_RESTART_NEVER, JOB_RESTART_ON_FAILURE, JOB_RESTART_COUNT };
+/* What the operator asked: run (and keep running), or stop.  Survives a crash. */
+enum job_want { JOB_WANT_RUN, JOB_WANT_STOP, JOB_WANT_COUNT };
+
+struct job_request {
+	int64_t placement;
+	int port;                          /* rank 0's HTTP port; 0: JOB_DEFAULT_PORT */
+	char python[JOB_PYTHON_MAX + 1];   /* "": JOB_DEFAULT_PYTHON */
+	enum job_restart restart;
+	int max_restarts;                  /* -1: JOB_DEFAULT_MAX_RESTARTS */
+};
+
+struct job_rank {
+	int rank;
+	api_name node;
+	char host[JOB_HOST_MAX + 1];       /* the SSH host the rank runs on */
+	int64_t pid;                       /* 0: not known */
+	double started_at;                 /* NAN */
+	int alive;                         /* -1 not known, 0, 1 */
+	double cpu_seconds;                /* cumulative, as ps says; NAN */
+	int64_t rss_bytes;                 /* -1: not known */
+	double seen_at;                    /* when alive/cpu/rss were read; NAN */
+	double start_sent_at;              /* the start line went out (crash safety); NAN */
+};
+
+struct job {
+	int64_t id;
+	int64_t placement;
+	char model[JOB_MODEL_MAX + 1];
+	api_name cluster;
+	char backend[16];                  /* the plan's: "jaccl", "jaccl-ring", "ring", "" single */
+	enum job_state state;
+	char reason[API_REASON_MAX + 1];
+	enum job_want want;
+	int generation;                    /* +1 at every start */
+	int restarts;
+	enum job_restart restart_policy;
+	int max_restarts;
+	int port;
+	char python[JOB_PYTHON_MAX + 1];
+	char endpoint[JOB_ENDPOINT_MAX + 1];   /* "http://HOST:PORT" (rank 0) */
+	double created_at, started_at, probe_ok_at, updated_at;
+	int n_ranks;
+	struct job_rank ranks[JOB_RANKS_MAX];
+};
+
+const char *job_state_str(enum job_state s);
+const char *job_restart_str(enum job_restart r);
+const char *job_want_str(enum job_want w);
+/* -1 when s names none. */
+int job_state_parse(const char *s);
+int job_restart_parse(const char *s);
+int job_want_parse(const char *s);
+/* Zero bytes, every null as above (pid 0, alive -1, rss_bytes -1, times NAN). */
+void job_init(struct job *j);
+void job_rank_init(struct job_rank *r);
+
+/* job_json.c.  Encoders return a malloc'd string (NULL: out of memory). */
+char *job_encode(const struct job *j);
+char *job_list_encode(const struct job *jobs, int n);
+int job_decode(const char *json, size_t len, struct job *out, char *err, size_t errlen);
+/* *out malloc'd (free() it), *n entries. */
+int job_list_decode(const char *json, size_t len, struct job **out, int *n, char *err,
+    size_t errlen);
+/* Strict, as every write route: unknown fields refused, defaults filled in. */
+int job_request_decode(const char *json, size_t len, struct job_request *out, char *err,
+    size_t errlen);
+char *job_request_encode(const struct job_request *r);
+
+/*
+ * The logs answer ({"job", "ranks":[{"rank","node","lines"}]}), as tbctl
+ * reads it (job_logs_json.c): *out malloc'd with its lines (free with
+ * job_logs_free, which accepts NULL), *n ranks.
+ */
+struct job_log {
+	int rank;
+	api_name node;
+	int n_lines;
+	char **lines;                      /* n_lines strings, each malloc'd */
+};
+int job_logs_decode(const char *json, size_t len, struct job_log **out, int *n, char *err,
+    size_t errlen);
+void job_logs_free(struct job_log *l, int n);
+
+#endif
