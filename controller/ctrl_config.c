@@ -68,6 +68,18 @@ const char ctrl_config_usage[] =
 "                            (default 7200)\n"
 "  --boot-timeout SECONDS    how long an updated node may take to report\n"
 "                            again with a new boot time (default 1800)\n"
+"  --job-check-interval SECONDS\n"
+"                            how often each job's ranks are checked (one ps\n"
+"                            per node over SSH) and rank 0 is probed with a\n"
+"                            one-token completion (default 5)\n"
+"  --job-probe-timeout SECONDS\n"
+"                            how long one probe may take (default 10)\n"
+"  --job-hang-after SECONDS  a running job whose probe has failed this long\n"
+"                            while a rank burns a core is hung; twice this\n"
+"                            long, whatever the CPU (default 30)\n"
+"  --job-start-timeout SECONDS\n"
+"                            how long a job may take from its start to its\n"
+"                            first answer, loading included (default 600)\n"
 "  --provision-agent FILE    the macOS tbagentd that tbctl node add installs\n"
 "  --provision-url URL       the controller's URL as provisioned agents reach it\n"
 "                            (default: http(s)://HOST:PORT of --listen)\n"
@@ -121,6 +133,10 @@ static const struct {
 	{ "install-timeout", 1, 86400, offsetof(struct ctrl_config, install_timeout) },
 	{ "boot-timeout", 1, 86400, offsetof(struct ctrl_config, boot_timeout) },
 	{ "provision-report-wait", 1, 86400, offsetof(struct ctrl_config, provision_report_wait) },
+	{ "job-check-interval", 0.1, 3600, offsetof(struct ctrl_config, job_check_interval) },
+	{ "job-probe-timeout", 0.1, 3600, offsetof(struct ctrl_config, job_probe_timeout) },
+	{ "job-hang-after", 1, 86400, offsetof(struct ctrl_config, job_hang_after) },
+	{ "job-start-timeout", 1, 86400, offsetof(struct ctrl_config, job_start_timeout) },
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -197,6 +213,10 @@ static const struct option longopts[] = {
 	{ "provision-url", required_argument, NULL, 1 },
 	{ "provision-root", required_argument, NULL, 1 },
 	{ "provision-report-wait", required_argument, NULL, 1 },
+	{ "job-check-interval", required_argument, NULL, 1 },
+	{ "job-probe-timeout", required_argument, NULL, 1 },
+	{ "job-hang-after", required_argument, NULL, 1 },
+	{ "job-start-timeout", required_argument, NULL, 1 },
 	{ "log-level", required_argument, NULL, 1 },
 	{ "catalog", required_argument, NULL, 1 },
 	{ "headroom", required_argument, NULL, 1 },
@@ -220,6 +240,10 @@ set_defaults(struct ctrl_config *c)
 	c->install_timeout = 7200;
 	c->boot_timeout = 1800;
 	c->provision_report_wait = 120;
+	c->job_check_interval = 5;
+	c->job_probe_timeout = 10;
+	c->job_hang_after = 30;
+	c->job_start_timeout = 600;
 	c->http = (struct http_limits){ API_DEFAULT_MAX_CONNECTIONS, API_DEFAULT_MAX_PER_CLIENT,
 		API_DEFAULT_REQUEST_DEADLINE, API_DEFAULT_IDLE_TIMEOUT };
 	c->log_level = LOG_LVL_INFO;

@@ -23,6 +23,7 @@ struct ctrl_config {
 	double provision_report_wait;
 	double unreachable_after, retention, headroom_gib;
 	double ssh_timeout, ssh_command_timeout, install_timeout, boot_timeout;
+	double job_check_interval, job_probe_timeout, job_hang_after, job_start_timeout;
 	struct http_limits http;
 	int log_level;                /* enum log_level */
 	int use_syslog, check_only;   /* --syslog, -n */

@@ -25,6 +25,7 @@
 #include "ctrl.h"
 #include "ctrl_config.h"
 #include "ingest.h"
+#include "job_run.h"
 #include "log.h"
 #include "placement_ctrl.h"
 #include "provision_job.h"
@@ -158,7 +159,7 @@ start_provisioning(struct server *s, const struct ctrl_config *cfg, const char *
 
 /*
  * The model catalog, then the threads in this order: ingest, the wiring
- * monitor, the checkpointer, the API, the ticker, rollouts, provisioning.
+ * monitor, the checkpointer, the API, the ticker, rollouts, provisioning, jobs.
  */
 static void
 start_threads(struct server *s, const struct ctrl_config *cfg)
@@ -188,6 +189,8 @@ start_threads(struct server *s, const struct ctrl_config *cfg)
 	start_provisioning(s, cfg, host);
 	if (s->runner == NULL)
 		fatalx("cannot start the rollout runner");
+	if (job_runner_start(c) == NULL)
+		fatalx("cannot start the job runner");
 }
 
 /* The ticker first, as soon as the signal comes; the ingest drained before the API stops. */
@@ -201,6 +204,7 @@ stop_threads(struct server *s)
 	api_quiesce(s->api);
 	ingest_stop(s->c.ingest);
 	api_stop(s->api);
+	job_runner_stop(s->c.jobs);   /* after the API: its calls wake the runner */
 	prov_jobs_free(s->c.prov);
 	ingest_free(s->c.ingest);
 	wmon_stop(s->c.wmon);
@@ -216,7 +220,10 @@ serve(const struct ctrl_config *cfg, int argc, char **argv)
 		.state_dir = cfg->state_dir, .ssh_key = cfg->ssh_key,
 		.password_command = cfg->password_command, .ssh_connect_timeout = cfg->ssh_timeout,
 		.ssh_command_timeout = cfg->ssh_command_timeout,
-		.install_timeout = cfg->install_timeout, .boot_timeout = cfg->boot_timeout } };
+		.install_timeout = cfg->install_timeout, .boot_timeout = cfg->boot_timeout,
+		.job_check_interval = cfg->job_check_interval,
+		.job_probe_timeout = cfg->job_probe_timeout, .job_hang_after = cfg->job_hang_after,
+		.job_start_timeout = cfg->job_start_timeout } };
 
 	signal(SIGPIPE, SIG_IGN);
 	catch_signals();

@@ -1,11 +1,12 @@
 /*
- * /healthz, and /metrics: the controller's own, with a few series per node
- * (prom.h) and the wiring monitor's (wmon.h).
+ * /healthz, and /metrics: the controller's own, the jobs' (api_jobs.c), a
+ * few series per node (prom.h) and the wiring monitor's (wmon.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_jobs.h"
 #include "api_json.h"
 #include "api_read.h"
 #include "api_server.h"
@@ -79,6 +80,7 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	for (int s = 0; s < NODE_STATE_COUNT; s++)
 		textbuf_printf(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
 		    api_node_state_str((enum node_state)s), states[s]);
+	api_jobs_metrics(rq->c, &t);
 	char *per_node = node_metrics(rq->c);
 	if (per_node != NULL)
 		textbuf_printf(&t, "%s", per_node);

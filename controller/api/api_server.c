@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_jobs.h"
 #include "api_json.h"
 #include "ctrl.h"
 #include "http_guard.h"
@@ -112,6 +113,11 @@ static const struct route {
 	{ "POST", "/v1/rollouts/", "/resume", ADMIN, api_rollout_resume },
 	{ "POST", "/v1/rollouts/", "/abort", ADMIN, api_rollout_abort },
 	{ "POST", "/v1/rollouts/", "/retry", ADMIN, api_rollout_retry },
+	{ "POST", "/v1/jobs", NULL, ADMIN, api_jobs_submit },
+	{ "GET", "/v1/jobs", NULL, VIEWER, api_jobs_list },
+	{ "GET", "/v1/jobs/", "", VIEWER, api_job_show },
+	{ "POST", "/v1/jobs/", "/stop", ADMIN, api_job_stop },
+	{ "GET", "/v1/jobs/", "/logs", VIEWER, api_job_logs },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
@@ -123,6 +129,9 @@ struct api_server {
 	char *web_root;
 	char *tls_cert, *tls_key;
 	struct MHD_Response *stored;  /* the 204 of every stored report, made once */
+	pthread_mutex_t slow_mu;      /* slow_running */
+	pthread_cond_t slow_cv;       /* signalled when a slow answer's thread ends */
+	int slow_running;
 };
 
 /*
@@ -142,7 +151,12 @@ struct request {
 	const char *token;         /* the bearer token presented, or NULL */
 	double start;
 	struct ingest_item *item;  /* a report waiting for its commit */
-	int item_done;
+	int item_done;             /* the commit, or the slow answer, is there */
+	int slow;                  /* a slow answer is being made (struct api_resp) */
+	struct api_resp slow_rs;   /* ... and here it is once item_done */
+	struct api_server *server;
+	void (*slow_fn)(void *, struct api_resp *);
+	void *slow_arg;
 	struct MHD_Connection *conn;
 	struct http_guard *guard;  /* the server's, which resumes conn */
 	pthread_mutex_t mu;
@@ -349,6 +363,67 @@ finish_async(struct api_server *s, struct request *r)
 	return send_resp(r->conn, &rs, NULL);
 }
 
+/* A slow answer's thread: make it, hand it over, resume the connection. */
+static void *
+slow_main(void *arg)
+{
+	struct request *r = arg;
+	struct api_server *s = r->server;
+	struct api_resp rs = { 0 };
+
+	r->slow_fn(r->slow_arg, &rs);
+	pthread_mutex_lock(&r->mu);
+	r->slow_rs = rs;
+	r->item_done = 1;
+	http_guard_resume(r->guard, r->conn);
+	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_lock(&s->slow_mu);
+	s->slow_running--;
+	pthread_cond_broadcast(&s->slow_cv);
+	pthread_mutex_unlock(&s->slow_mu);
+	return NULL;
+}
+
+/* Start rs's slow answer on a thread while the connection waits; -1: too many. */
+static int
+slow_start(struct api_server *s, struct request *r, struct api_resp *rs)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int rc;
+
+	pthread_mutex_lock(&s->slow_mu);
+	if (s->slow_running >= API_SLOW_MAX) {
+		pthread_mutex_unlock(&s->slow_mu);
+		return -1;
+	}
+	s->slow_running++;
+	pthread_mutex_unlock(&s->slow_mu);
+	r->server = s;
+	r->slow = 1;
+	r->slow_fn = rs->slow;
+	r->slow_arg = rs->slow_arg;
+	pthread_mutex_lock(&r->mu);
+	MHD_suspend_connection(r->conn);
+	rc = pthread_attr_init(&attr);
+	if (rc == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&t, &attr, slow_main, r);
+		pthread_attr_destroy(&attr);
+	}
+	if (rc != 0) {
+		http_guard_resume(s->guard, r->conn);
+		r->slow = 0;
+		pthread_mutex_unlock(&r->mu);
+		pthread_mutex_lock(&s->slow_mu);
+		s->slow_running--;
+		pthread_mutex_unlock(&s->slow_mu);
+		return -1;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
 /* Run the handler; a report goes to the ingest queue and the connection waits. */
 static MHD_RESULT
 dispatch(struct api_server *s, struct request *r, const struct route *rt, struct api_req *rq)
@@ -356,6 +431,12 @@ dispatch(struct api_server *s, struct request *r, const struct route *rt, struct
 	struct api_resp rs = { 0 };
 
 	rt->fn(rq, &rs);
+	if (rs.slow != NULL) {
+		if (slow_start(s, r, &rs) == 0)
+			return MHD_YES;
+		rs.slow(rs.slow_arg, NULL);	/* frees its argument only */
+		return send_error(r->conn, 503, "the controller is busy; retry", NULL);
+	}
 	if (rs.async != NULL) {
 		r->item = rs.async;
 		r->item->done = item_done;
@@ -558,11 +639,16 @@ handle(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		*con_cls = r;
 		return admit(s, r, url, method);
 	}
-	if (r->item != NULL) {
+	if (r->item != NULL || r->slow) {
 		pthread_mutex_lock(&r->mu);
 		int done = r->item_done;
 		pthread_mutex_unlock(&r->mu);
-		return done ? finish_async(s, r) : MHD_YES;
+		if (!done)
+			return MHD_YES;
+		if (r->item != NULL)
+			return finish_async(s, r);
+		ctrl_observe_latency(s->c, mono() - r->start);
+		return send_resp(r->conn, &r->slow_rs, NULL);
 	}
 	if (*upload_size != 0) {
 		if (!r->too_large && body_append(r, upload, *upload_size) == -1)
@@ -695,6 +781,8 @@ api_start(struct ctrl *c, const char *host, int port, const struct api_tls *tls,
 		goto fail;
 	}
 	s->c = c;
+	pthread_mutex_init(&s->slow_mu, NULL);
+	pthread_cond_init(&s->slow_cv, NULL);
 	s->web_root = web_root ? strdup(web_root) : NULL;
 	s->stored = stored_response();
 	if (start_daemon(s, &ss) == -1) {
@@ -737,6 +825,11 @@ api_stop(struct api_server *s)
 {
 	if (s == NULL)
 		return;
+	/* a slow answer resumes its connection: wait for it (SSH's timeouts bound it) */
+	pthread_mutex_lock(&s->slow_mu);
+	while (s->slow_running > 0)
+		pthread_cond_wait(&s->slow_cv, &s->slow_mu);
+	pthread_mutex_unlock(&s->slow_mu);
 	http_guard_stop(s->guard, s->mhd);
 	if (s->stored)
 		MHD_destroy_response(s->stored);

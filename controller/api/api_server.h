@@ -47,7 +47,18 @@ struct api_resp {
 	char *body;                /* malloc'd; NULL for no body */
 	const char *ctype;         /* default application/json */
 	struct ingest_item *async; /* set by a handler that answers after a commit */
+	/*
+	 * Set by a handler whose answer needs a node (SSH, a connect): slow
+	 * runs on a thread of its own while the connection waits, so the
+	 * API's one thread goes on serving; it fills rs as a handler does and
+	 * frees slow_arg (rs NULL: the server is too busy; it only frees it).
+	 * At most API_SLOW_MAX at once (503 beyond).
+	 */
+	void (*slow)(void *slow_arg, struct api_resp *rs);
+	void *slow_arg;
 };
+
+#define API_SLOW_MAX 8
 
 typedef void (*api_handler)(struct api_req *rq, struct api_resp *rs);
 

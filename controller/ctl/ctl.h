@@ -74,6 +74,11 @@
 	X(WIRED_LIMIT_MB, "wired-limit-mb", wired_limit_mb, VALUE) \
 	X(NAME, "name", name, VALUE) \
 	X(IP_BASE, "ip-base", ip_base, VALUE) \
+	X(PYTHON, "python", python, VALUE) \
+	X(RESTART, "restart", restart, VALUE) \
+	X(MAX_RESTARTS, "max-restarts", max_restarts, VALUE) \
+	X(RANK, "rank", rank, VALUE) \
+	X(LINES, "lines", lines, VALUE) \
 	X(ACCEPT, "accept", accept, FLAG) \
 	X(SAVE, "save", save, FLAG) \
 	X(ACCEPT_NEW, "accept-new", accept_new, FLAG) \
@@ -143,6 +148,8 @@ struct ctl_args {
 	int fast_synch;
 	const char *host, *password_file;
 	const char *target, *mode, *max_unavailable, *window;
+	const char *python, *restart, *max_restarts;   /* run */
+	const char *rank, *lines;                      /* job logs */
 	int json;
 	int help;
 };
@@ -210,6 +217,11 @@ extern const struct ctl_cmd ctl_cmd_placements;
 extern const struct ctl_cmd ctl_cmd_placement_show;
 extern const struct ctl_cmd ctl_cmd_placement_remove;
 extern const struct ctl_cmd ctl_cmd_placement_replan;
+extern const struct ctl_cmd ctl_cmd_run;              /* ctl_jobs.c */
+extern const struct ctl_cmd ctl_cmd_jobs;
+extern const struct ctl_cmd ctl_cmd_job_show;
+extern const struct ctl_cmd ctl_cmd_job_logs;
+extern const struct ctl_cmd ctl_cmd_job_stop;
 
 /* ctl_parse.c */
 
@@ -353,6 +365,23 @@ struct plan_request;
  * --context, --nodes a,b,c.  0, or -1 with a message for a usage error.
  */
 int ctl_place_request(const struct ctl_args *a, struct plan_request *req, char *err,
+    size_t errlen);
+
+struct job_request;
+/*
+ * tbctl run's arguments into a request: PLACEMENT (an id), --port,
+ * --python, --restart never|on-failure, --max-restarts; what is not given
+ * is the controller's default.  0, or -1 with a message for a usage error.
+ */
+int ctl_run_request(const struct ctl_args *a, struct job_request *req, char *err,
+    size_t errlen);
+
+/*
+ * The request path of tbctl job logs ID [--rank R] [--lines N]:
+ * "/v1/jobs/ID/logs" with "?rank=R&lines=N" as given.  0, or -1 with a
+ * message for a usage error.
+ */
+int ctl_job_logs_path(const struct ctl_args *a, char *buf, size_t size, char *err,
     size_t errlen);
 
 #endif

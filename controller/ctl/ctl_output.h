@@ -31,6 +31,8 @@ struct plan;
 struct catalog_model;
 struct ro_campaign;
 struct prov_api_status;
+struct job;
+struct job_log;
 
 /*
  * A reply shown by kind.  a is the command's arguments, for what a message
@@ -53,10 +55,17 @@ struct ctl_output {
 	ctl_reply_fn *models;         /* models */
 	ctl_reply_fn *placements;     /* placements */
 	ctl_reply_fn *rollout;        /* rollout start, rollout status ID: one rollout */
+	ctl_reply_fn *jobs;           /* jobs */
+	ctl_reply_fn *job;            /* job show */
+	ctl_reply_fn *job_logs;       /* job logs (a->rank given: the lines alone) */
 
 	/* A reply the handler has decoded already, because it needs it too. */
 	/* place, placement show and replan; hostfile: where it was written (NULL: not) */
 	int (*plan)(const struct ctl_reply *r, const struct plan *p, const char *hostfile);
+	/* run: the job as it was stored (starting) */
+	int (*job_started)(const struct ctl_reply *r, const struct job *j);
+	/* job stop: the job once it has stopped */
+	int (*job_stopped)(const struct ctl_reply *r, const struct job *j);
 	/* rollout status: every rollout, newest first */
 	int (*rollouts)(const struct ctl_reply *r, const struct ro_campaign *c, int n);
 	/* wiring check CLUSTER */
@@ -110,6 +119,20 @@ int ctl_models_print(FILE *f, const struct catalog_model *m, int n);
 /* One rollout with its nodes; the list of rollouts, newest first. */
 int ctl_rollout_print(FILE *f, const struct ro_campaign *c, double now);
 int ctl_rollouts_print(FILE *f, const struct ro_campaign *c, int n, double now);
+
+/*
+ * Jobs (ctl_output_job.c): run's two lines (what starts where, the
+ * endpoint); the list; one job with its ranks; the logs, each rank's
+ * under a "== rank R (NODE) ==" line when headers.
+ */
+int ctl_job_started_print(FILE *f, const struct job *j);
+int ctl_jobs_print(FILE *f, const struct job *j, int n, double now);
+int ctl_job_print(FILE *f, const struct job *j, double now);
+int ctl_job_logs_print(FILE *f, const struct job_log *l, int n, int headers);
+/* ctl_output_text's entries for jobs, in ctl_output_job.c. */
+ctl_reply_fn ctl_text_jobs, ctl_text_job, ctl_text_job_logs;
+int ctl_text_job_started(const struct ctl_reply *r, const struct job *j);
+int ctl_text_job_stopped(const struct ctl_reply *r, const struct job *j);
 
 /*
  * Print what is new in provisioning status s since the last call:

@@ -47,6 +47,14 @@ json_plan(const struct ctl_reply *r, const struct plan *p, const char *hostfile)
 	return json_print(r->body, r->len);
 }
 
+/* run, job stop: the job as the controller sent it. */
+static int
+json_job(const struct ctl_reply *r, const struct job *j)
+{
+	(void)j;
+	return json_print(r->body, r->len);
+}
+
 static int
 json_rollouts(const struct ctl_reply *r, const struct ro_campaign *c, int n)
 {
@@ -132,6 +140,11 @@ const struct ctl_output ctl_output_json = {
 	.models = json_reply,
 	.placements = json_reply,
 	.rollout = json_reply,
+	.jobs = json_reply,
+	.job = json_reply,
+	.job_logs = json_reply,
+	.job_started = json_job,
+	.job_stopped = json_job,
 	.plan = json_plan,
 	.rollouts = json_rollouts,
 	.wiring = json_wiring,

@@ -63,6 +63,11 @@ static const struct ctl_cmd *const commands[] = {
 	&ctl_cmd_placement_show,
 	&ctl_cmd_placement_remove,
 	&ctl_cmd_placement_replan,
+	&ctl_cmd_run,
+	&ctl_cmd_jobs,
+	&ctl_cmd_job_show,
+	&ctl_cmd_job_logs,
+	&ctl_cmd_job_stop,
 };
 
 static const char global_usage[] =
@@ -70,8 +75,8 @@ static const char global_usage[] =
 "             COMMAND [ARGUMENTS]\n"
 "\n"
 "The command line of tbmesh: nodes, tokens, events, clusters and their\n"
-"wiring, models and placements, and OS updates, over the HTTP API of\n"
-"tbcontrollerd.\n"
+"wiring, models, placements and the jobs that run them, and OS updates,\n"
+"over the HTTP API of tbcontrollerd.\n"
 "\n"
 "Commands:\n";
 

@@ -18,6 +18,7 @@ struct ingest;
 struct prov_jobs;
 struct wmon;
 struct catalog_model;
+struct job_runner;
 
 #define CTRL_LAT_BUCKETS 12
 
@@ -31,6 +32,13 @@ struct ctrl_counters {
 	atomic_uint_fast64_t lat_bucket[CTRL_LAT_BUCKETS];
 	atomic_uint_fast64_t lat_count;
 	atomic_uint_fast64_t lat_sum_us;
+	/* jobs (job_run.c) */
+	atomic_uint_fast64_t jobs_started;        /* generations started (first starts and restarts) */
+	atomic_uint_fast64_t jobs_restarts;       /* restarts by a job's policy */
+	atomic_uint_fast64_t jobs_hangs;          /* jobs found hung */
+	atomic_uint_fast64_t jobs_failures;       /* jobs that became failed */
+	atomic_uint_fast64_t job_probes;          /* one-token probes sent */
+	atomic_uint_fast64_t job_probe_failures;  /* probes that got no good answer */
 };
 
 extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds */
@@ -56,6 +64,12 @@ struct ctrl {
 	double ssh_command_timeout;   /* seconds, per short command */
 	double install_timeout;       /* seconds, per download or install */
 	double boot_timeout;          /* seconds a node may take to come back */
+	/* jobs (job_run.h) */
+	struct job_runner *jobs;      /* the runner; NULL when not started */
+	double job_check_interval;    /* seconds between two checks of a job */
+	double job_probe_timeout;     /* seconds one probe may take */
+	double job_hang_after;        /* seconds of failed probes before hung */
+	double job_start_timeout;     /* seconds a start may take to answer */
 };
 
 double ctrl_now(void);

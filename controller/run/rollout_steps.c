@@ -19,6 +19,7 @@
 #include "inventory.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "node_ssh.h"
 #include "registry.h"
 #include "report.h"
 #include "rollout_probe.h"
@@ -80,38 +81,12 @@ utc_str(double t, char *buf, size_t size)
 
 /* ---- SSH ---- */
 
-struct ssh_of {
-	const char *node;
-	struct ro_ssh s;
-};
-
-/* store_fn: how node is reached (tbctl node ssh). */
-static int
-ssh_of(struct inv *inv, void *arg)
-{
-	struct ssh_of *a = arg;
-
-	return inv_ssh_get(inv, a->node, &a->s);
-}
-
 static struct ssh_conn *
 connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 {
-	struct ssh_of a = { .node = node };
-	const struct ro_ssh *s = &a.s;
 	char err[512];
+	struct ssh_conn *conn = node_ssh_connect(c, node, err, sizeof(err));
 
-	if (store_with(&c->store, ssh_of, &a) != 0) {
-		fail(res, "%s has no SSH address (tbctl node ssh %s --host HOST)", node, node);
-		return NULL;
-	}
-	if (c->ssh_key == NULL) {
-		fail(res, "the controller has no SSH key (tbcontrollerd --ssh-key FILE)");
-		return NULL;
-	}
-	struct ssh_target t = { s->host, s->port, s->user, c->ssh_key, s->host_key,
-		c->ssh_connect_timeout };
-	struct ssh_conn *conn = ssh_open(&t, NULL, err, sizeof(err));
 	if (conn == NULL)
 		fail(res, "%s", err);
 	return conn;
@@ -125,12 +100,13 @@ connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 static const char *
 node_su(struct ctrl *c, const char *node, char *user, size_t size)
 {
-	struct ssh_of a = { .node = node };
-	int rc = store_with(&c->store, ssh_of, &a);
+	struct ro_ssh s;
+	char err[256];
+	int rc = node_ssh_get(c, node, 0, &s, err, sizeof(err));
 
 	if (user != NULL)
-		snprintf(user, size, "%s", rc == 0 ? a.s.user : "");
-	return rc == 0 && strcmp(a.s.user, "root") == 0 ? "" : ROLLOUT_SUDO;
+		snprintf(user, size, "%s", rc == 0 ? s.user : "");
+	return rc == 0 && strcmp(s.user, "root") == 0 ? "" : ROLLOUT_SUDO;
 }
 
 /*

@@ -1,0 +1,496 @@
+/*
+ * Each rank's environment, file and command line (see job_env.h), coded
+ * from MLX's launcher, ml-explore/mlx 846d176,
+ * python/mlx/_distributed_utils/launch.py ("launch.py:N" below), and
+ * mlx-lm 0.32.0 (ml-explore/mlx-lm d78bf58, mlx_lm/server.py).
+ */
+#include "job_env.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textbuf.h"
+
+/* The job's directory on the node, as the shell sees it: sets $d. */
+#define JOB_DIR_FMT "d=\"${TBMESH_JOBS:-$HOME/tbmesh-jobs}/job%" PRId64 "\"; "
+
+/*
+ * Is pid $1 alive: kill -0, and not a zombie (an orphan whose reaper has
+ * not reaped it answers kill -0 too).  ps's own pid column, since a
+ * caller's -p may not be all it lists.
+ */
+#define ALIVE_FN "alive() { kill -0 \"$1\" 2>/dev/null && ps -o pid=,stat= -p \"$1\" " \
+	"2>/dev/null | awk -v p=\"$1\" '$1 == p && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }; "
+
+/* ---- a growing string ---- */
+
+/* s single-quoted for the shell ('\'' for each quote). */
+static void
+sb_quote(struct textbuf *b, const char *s)
+{
+	textbuf_printf(b, "'");
+	for (; *s; s++)
+		if (*s == '\'')
+			textbuf_printf(b, "'\\''");
+		else
+			textbuf_printf(b, "%c", *s);
+	textbuf_printf(b, "'");
+}
+
+int
+job_env_json_str(char *buf, size_t size, const char *s)
+{
+	size_t len = strlen(buf);
+
+#define PUT(...) do { \
+	int n_ = snprintf(buf + len, size - len, __VA_ARGS__); \
+	if (n_ < 0 || (size_t)n_ >= size - len) \
+		return -1; \
+	len += (size_t)n_; \
+} while (0)
+	PUT("\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			PUT("\\%c", *p);
+		else if (*p == '\n')
+			PUT("\\n");
+		else if (*p == '\t')
+			PUT("\\t");
+		else if (*p < 0x20)
+			PUT("\\u%04x", *p);
+		else
+			PUT("%c", *p);
+	}
+	PUT("\"");
+#undef PUT
+	return 0;
+}
+
+/* ---- the environment ---- */
+
+static int
+add_var(struct job_env *e, int r, const char *key, const char *value, int is_file)
+{
+	struct job_var *v;
+
+	if (e->n_vars[r] >= JOB_ENV_VARS)
+		return -1;
+	v = &e->vars[r][e->n_vars[r]++];
+	snprintf(v->key, sizeof(v->key), "%s", key);
+	snprintf(v->value, sizeof(v->value), "%s", value);
+	v->is_file = is_file;
+	return 0;
+}
+
+/* An environment entry's name: letters, digits, '_' (launch.py:135-140 skips others). */
+static int
+key_ok(const char *k, size_t n)
+{
+	if (n == 0 || n >= JOB_ENV_KEY_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)k[i]) && k[i] != '_')
+			return 0;
+	return 1;
+}
+
+/*
+ * A JSON string of s as python's json.dumps writes it (", " between
+ * items): the device names and addresses are plain ASCII.
+ */
+static void
+sb_json(struct textbuf *b, const char *s)
+{
+	char buf[2 * JOB_ARG_MAX] = "";
+
+	if (job_env_json_str(buf, sizeof(buf), s) == -1)
+		b->oom = 1;
+	else
+		textbuf_printf(b, "%s", buf);
+}
+
+/*
+ * MLX_IBV_DEVICES' file: json.dumps([h.rdma for h in hosts]) (launch.py:389),
+ * echo'd into it, so it ends with a newline (launch.py:145).  An entry is
+ * null, a device name, or a list of them (common.py Hostfile, and jaccl.cpp
+ * 42-53 reads all three).
+ */
+static char *
+devices_json(const struct plan *p)
+{
+	struct textbuf b = { 0 };
+
+	textbuf_printf(&b, "[");
+	for (int i = 0; i < p->n_ranks; i++) {
+		textbuf_printf(&b, "%s[", i ? ", " : "");
+		for (int j = 0; j < p->n_ranks; j++) {
+			int n = p->hosts[i].n_rdma[j];
+			textbuf_printf(&b, "%s", j ? ", " : "");
+			if (n == 0)
+				textbuf_printf(&b, "null");
+			else if (n == 1)
+				sb_json(&b, p->hosts[i].rdma[j][0]);
+			else {
+				textbuf_printf(&b, "[");
+				for (int k = 0; k < n; k++) {
+					textbuf_printf(&b, "%s", k ? ", " : "");
+					sb_json(&b, p->hosts[i].rdma[j][k]);
+				}
+				textbuf_printf(&b, "]");
+			}
+		}
+		textbuf_printf(&b, "]");
+	}
+	textbuf_printf(&b, "]\n");
+	return textbuf_take(&b);
+}
+
+/*
+ * MLX_HOSTFILE's file for ring: one list of "ip:port" per rank, the port
+ * from --starting-port up by one per (rank, ip, connection), one
+ * connection per ip (launch.py:305-314, --connections-per-ip default 1 at
+ * 501-506).
+ */
+static char *
+ring_json(const struct plan *p)
+{
+	struct textbuf b = { 0 };
+	int port = JOB_STARTING_PORT;
+
+	textbuf_printf(&b, "[");
+	for (int i = 0; i < p->n_ranks; i++) {
+		textbuf_printf(&b, "%s[", i ? ", " : "");
+		for (int k = 0; k < p->hosts[i].n_ips; k++)
+			textbuf_printf(&b, "%s\"%s:%d\"", k ? ", " : "", p->hosts[i].ips[k], port++);
+		textbuf_printf(&b, "]");
+	}
+	textbuf_printf(&b, "]\n");
+	return textbuf_take(&b);
+}
+
+/* jaccl's checks (launch.py:374-381): rank 0 has an ip, the matrix N x N with a null diagonal. */
+static int
+jaccl_ok(const struct plan *p, char *err, size_t errlen)
+{
+	if (p->hosts[0].n_ips < 1) {
+		snprintf(err, errlen, "rank 0 has no address the other ranks reach (%s)",
+		    p->coordinator_from[0] ? p->coordinator_from : "the plan has no coordinator");
+		return -1;
+	}
+	for (int i = 0; i < p->n_ranks; i++) {
+		if (p->hosts[i].n_rdma[i] != 0) {
+			snprintf(err, errlen, "malformed hostfile for jaccl: rank %d names an RDMA "
+			    "device toward itself", i);
+			return -1;
+		}
+		for (int j = 0; j < p->n_ranks; j++)
+			if (p->hosts[i].n_rdma[j] < 0 || p->hosts[i].n_rdma[j] > PLAN_CABLES_MAX) {
+				snprintf(err, errlen, "malformed hostfile for jaccl: rank %d", i);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/*
+ * The distributed part: hostfile envs first (launch.py:554), then the
+ * backend's (jaccl: MLX_JACCL_COORDINATOR=hosts[0].ips[0]:port, 383-386,
+ * MLX_JACCL_RING=1 for jaccl-ring, 387-388), then the file's variable
+ * (144-147), then MLX_RANK (150).
+ */
+static int
+distributed_env(const struct plan *p, struct job_env *e, int generation, char *err,
+    size_t errlen)
+{
+	int jaccl = strcmp(p->backend, "jaccl") == 0, jring = strcmp(p->backend, "jaccl-ring") == 0;
+	char coord[64], rank[16];
+	const char *fvar;
+
+	if (jaccl || jring) {
+		if (jaccl_ok(p, err, errlen) == -1)
+			return -1;
+		snprintf(coord, sizeof(coord), "%s:%d", p->hosts[0].ips[0], JOB_STARTING_PORT);
+		snprintf(e->file_name, sizeof(e->file_name), "g%d-devices.json", generation);
+		e->file = devices_json(p);
+		fvar = "MLX_IBV_DEVICES";
+	} else if (strcmp(p->backend, "ring") == 0) {
+		for (int i = 0; i < p->n_ranks; i++)
+			if (p->hosts[i].n_ips < 1) {   /* launch.py:300-303 */
+				snprintf(err, errlen, "the ring backend needs addresses for "
+				    "every rank: rank %d has none", i);
+				return -1;
+			}
+		snprintf(e->file_name, sizeof(e->file_name), "g%d-hostfile.json", generation);
+		e->file = ring_json(p);
+		fvar = "MLX_HOSTFILE";
+	} else {
+		snprintf(err, errlen, "backend \"%s\" is not one tbmesh starts (jaccl, "
+		    "jaccl-ring, ring)", p->backend);
+		return -1;
+	}
+	if (e->file == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int r = 0; r < p->n_ranks; r++) {
+		for (int k = 0; k < p->n_envs; k++) {
+			const char *eq = strchr(p->envs[k], '=');
+			size_t n = eq ? (size_t)(eq - p->envs[k]) : strlen(p->envs[k]);
+			char key[JOB_ENV_KEY_MAX];
+			if (!key_ok(p->envs[k], n))
+				continue;
+			snprintf(key, sizeof(key), "%.*s", (int)n, p->envs[k]);
+			add_var(e, r, key, eq ? eq + 1 : "", 0);
+		}
+		if (jaccl || jring)
+			add_var(e, r, "MLX_JACCL_COORDINATOR", coord, 0);
+		if (jring)
+			add_var(e, r, "MLX_JACCL_RING", "1", 0);
+		add_var(e, r, fvar, e->file_name, 1);
+		snprintf(rank, sizeof(rank), "%d", r);
+		add_var(e, r, "MLX_RANK", rank, 0);
+	}
+	return 0;
+}
+
+/*
+ * The command: mlx.launch execs it as given (launch.py:153-158), the rank's
+ * pid is the interpreter's.  `python -m mlx_lm server` (mlx_lm/__main__.py
+ * 3-6, cli.py:23), --model, --pipeline when the plan splits by layers
+ * (server.py:1851-1855; placement_hostfile.c writes the same line), --host
+ * and --port (server.py:1732-1743).
+ */
+static int
+command(const struct plan *p, int port, const char *python, struct job_env *e)
+{
+	char portbuf[16];
+	const char *argv[JOB_ARGV_MAX];
+	int n = 0;
+
+	snprintf(portbuf, sizeof(portbuf), "%d", port);
+	argv[n++] = python[0] ? python : JOB_DEFAULT_PYTHON;
+	argv[n++] = "-m";
+	argv[n++] = "mlx_lm";
+	argv[n++] = "server";
+	argv[n++] = "--model";
+	argv[n++] = p->model_path;
+	if (p->strategy == PLAN_PIPELINE)
+		argv[n++] = "--pipeline";
+	argv[n++] = "--host";
+	argv[n++] = "0.0.0.0";
+	argv[n++] = "--port";
+	argv[n++] = portbuf;
+	for (int i = 0; i < n; i++) {
+		if (strlen(argv[i]) >= JOB_ARG_MAX)
+			return -1;
+		snprintf(e->argv[i], JOB_ARG_MAX, "%s", argv[i]);
+	}
+	e->argc = n;
+	return 0;
+}
+
+int
+job_env_make(const struct plan *p, int64_t id, int generation, int port,
+    const char *python, struct job_env *e, char *err, size_t errlen)
+{
+	char tag[64];
+
+	memset(e, 0, sizeof(*e));
+	if (p->n_ranks < 1 || p->n_ranks > JOB_RANKS_MAX) {
+		snprintf(err, errlen, "a job runs 1 to %d ranks; the plan has %d", JOB_RANKS_MAX,
+		    p->n_ranks);
+		return -1;
+	}
+	if (p->model_path[0] == '\0') {
+		snprintf(err, errlen, "the plan names no model path");
+		return -1;
+	}
+	e->n_ranks = p->n_ranks;
+	/* one Mac: the plan's `ssh HOST python3 -m mlx_lm ...`, no MLX_* at all
+	 * (MLX_RANK without a hostfile or devices would start nothing: the C++
+	 * side's init needs both, distributed.cpp:182-201) */
+	e->single = p->n_ranks == 1;
+	if (!e->single && distributed_env(p, e, generation, err, errlen) == -1) {
+		job_env_free(e);
+		return -1;
+	}
+	if (command(p, port, python ? python : "", e) == -1) {
+		snprintf(err, errlen, "the python path or the model path is too long");
+		job_env_free(e);
+		return -1;
+	}
+	/* tbmesh's tag (the job, its generation, the rank): mlx-lm's argparse
+	 * refuses unknown flags, so the environment carries it */
+	for (int r = 0; r < e->n_ranks; r++) {
+		snprintf(tag, sizeof(tag), "%" PRId64 ".%d.%d", id, generation, r);
+		add_var(e, r, "TBMESH_JOB", tag, 0);
+	}
+	return 0;
+}
+
+void
+job_env_free(struct job_env *e)
+{
+	if (e == NULL)
+		return;
+	free(e->file);
+	e->file = NULL;
+}
+
+const char *
+job_env_get(const struct job_env *e, int rank, const char *key)
+{
+	if (rank < 0 || rank >= e->n_ranks)
+		return NULL;
+	for (int i = 0; i < e->n_vars[rank]; i++)
+		if (strcmp(e->vars[rank][i].key, key) == 0)
+			return e->vars[rank][i].value;
+	return NULL;
+}
+
+/* ---- the shell lines ---- */
+
+char *
+job_env_start_line(const struct job_env *e, int64_t id, int generation, int r)
+{
+	struct textbuf b = { 0 };
+
+	if (r < 0 || r >= e->n_ranks)
+		return NULL;
+	textbuf_printf(&b, "set -e; " ALIVE_FN JOB_DIR_FMT "mkdir -p \"$d\"; cd \"$d\"; ", id);
+	/* standard input first, read whole whatever follows */
+	if (e->file != NULL)
+		textbuf_printf(&b, "cat >'%s'; ", e->file_name);
+	/* a copy already running (a controller that stopped after sending this) */
+	textbuf_printf(&b, "if [ -f rank%d.pid ] && alive \"$(cat rank%d.pid)\"; then "
+	    "echo \"running $(cat rank%d.pid) $(cat rank%d.gen 2>/dev/null || echo 0)\"; "
+	    "exit 3; fi; ", r, r, r, r);
+	textbuf_printf(&b, "echo \"== job %" PRId64 " generation %d rank %d\" >>rank%d.log; ",
+	    id, generation, r, r);
+	for (int i = 0; i < e->n_vars[r]; i++) {
+		const struct job_var *v = &e->vars[r][i];
+		textbuf_printf(&b, "%s=", v->key);
+		if (v->is_file)
+			textbuf_printf(&b, "\"$d\"/");
+		sb_quote(&b, v->value);
+		textbuf_printf(&b, " ");
+	}
+	/* nohup: no SIGHUP when the channel closes; every descriptor redirected,
+	 * or the SSH command would wait for the rank to end */
+	textbuf_printf(&b, "nohup");
+	for (int i = 0; i < e->argc; i++) {
+		textbuf_printf(&b, " ");
+		sb_quote(&b, e->argv[i]);
+	}
+	textbuf_printf(&b, " </dev/null >>rank%d.log 2>&1 & ", r);
+	textbuf_printf(&b, "p=$!; echo $p >rank%d.pid; echo %d >rank%d.gen; echo \"started $p\"",
+	    r, generation, r);
+	return textbuf_take(&b);
+}
+
+char *
+job_env_stop_line(int64_t id, int r, int grace)
+{
+	struct textbuf b = { 0 };
+
+	textbuf_printf(&b, ALIVE_FN JOB_DIR_FMT "f=\"$d/rank%d.pid\"; ", id, r);
+	textbuf_printf(&b, "[ -f \"$f\" ] || { echo none; exit 0; }; p=$(cat \"$f\"); "
+	    "case \"$p\" in ''|*[!0-9]*) rm -f \"$f\"; echo none; exit 0;; esac; ");
+	textbuf_printf(&b, "alive \"$p\" && kill -TERM \"$p\" 2>/dev/null || "
+	    "{ rm -f \"$f\"; echo \"gone $p\"; exit 0; }; ");
+	/* SIGTERM is often not acted on (MLX issue 3910): SIGKILL after the
+	 * grace, by the clock (a check may take a while on a loaded Mac) */
+	textbuf_printf(&b, "end=$(($(date +%%s) + %d)); while [ \"$(date +%%s)\" -lt \"$end\" ]; do "
+	    "alive \"$p\" || { rm -f \"$f\"; echo \"gone $p\"; exit 0; }; sleep 0.1; done; ",
+	    grace + 1);   /* whole seconds: at least grace, at most one more */
+	textbuf_printf(&b, "kill -KILL \"$p\" 2>/dev/null; i=0; while [ $i -lt 20 ]; do "
+	    "alive \"$p\" || { rm -f \"$f\"; echo \"gone $p\"; exit 0; }; sleep 0.1; "
+	    "i=$((i+1)); done; echo \"alive $p\"; exit 4");
+	return textbuf_take(&b);
+}
+
+char *
+job_env_ps_line(const int64_t *pids, int n)
+{
+	struct textbuf b = { 0 };
+
+	textbuf_printf(&b, "ps -o pid=,stat=,time=,rss= -p ");
+	for (int i = 0; i < n; i++)
+		textbuf_printf(&b, "%s%" PRId64, i ? "," : "", pids[i]);
+	if (n == 0)
+		textbuf_printf(&b, "1");
+	textbuf_printf(&b, " 2>/dev/null; exit 0");
+	return textbuf_take(&b);
+}
+
+char *
+job_env_tail_line(int64_t id, int r, int lines)
+{
+	struct textbuf b = { 0 };
+
+	textbuf_printf(&b, JOB_DIR_FMT "[ -f \"$d/rank%d.log\" ] || exit 0; "
+	    "tail -n %d \"$d/rank%d.log\"", id, r, lines, r);
+	return textbuf_take(&b);
+}
+
+/* "[[dd-]hh:]mm:ss[.cc]" (Linux "00:01:02", "1-02:03:04"; macOS "1:02.53"). */
+static int
+cpu_time(const char *s, size_t n, double *out)
+{
+	char buf[48], *p = buf, *end;
+	double days = 0, t = 0;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *dash = strchr(buf, '-');
+	if (dash != NULL) {
+		days = strtod(buf, &end);
+		if (end != dash)
+			return -1;
+		p = dash + 1;
+	}
+	for (;;) {
+		double v = strtod(p, &end);
+		if (end == p || v < 0)
+			return -1;
+		t = t * 60 + v;
+		if (*end == '\0')
+			break;
+		if (*end != ':')
+			return -1;
+		p = end + 1;
+	}
+	*out = days * 86400 + t;
+	return 0;
+}
+
+int
+job_env_ps_find(const char *out, int64_t pid, double *cpu_seconds, int64_t *rss_bytes)
+{
+	const char *line = out;
+
+	while (line != NULL && *line) {
+		const char *nl = strchr(line, '\n');
+		char buf[160], tm[48], st[16];
+		long long p, rss;
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		if (n < sizeof(buf)) {
+			memcpy(buf, line, n);
+			buf[n] = '\0';
+			/* a zombie (stat Z) is gone: nothing reaped it yet */
+			if (sscanf(buf, "%lld %15s %47s %lld", &p, st, tm, &rss) == 4 && p == pid &&
+			    st[0] != 'Z' && cpu_time(tm, strlen(tm), cpu_seconds) == 0) {
+				*rss_bytes = (int64_t)rss * 1024;
+				return st[0] == 'R' ? 2 : 1;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}

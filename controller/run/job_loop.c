@@ -1,0 +1,719 @@
+/*
+ * The job runner's thread (see job_run.h): start each job's ranks, watch
+ * them (every check interval: one `ps` per node, one probe of rank 0),
+ * move the job between its states, restart it by its policy, stop it.
+ *
+ * States (proto/job_api.h):
+ *   starting -> running   the probe answers
+ *   starting -> failed    a rank exited, or no answer within the start timeout
+ *   running  -> failed    every rank gone, or a rank gone and the probe fails
+ *   running  -> hung      the probe fails for hang-after seconds while a rank
+ *                         burns >= 0.8 core (MLX issue 4278: survivors spin),
+ *                         or for JOB_HANG_IDLE_FACTOR times that whatever the
+ *                         CPU (MLX issue 3830: a wedge with an idle CPU)
+ *   hung     -> running   the probe answers again
+ *   hung, failed -> stopping -> starting   restart (on-failure, restarts left)
+ *   hung     -> failed    restarts used up
+ *   any      -> stopping -> stopped        the operator's stop, every rank checked gone
+ *
+ * Crash safety: the generation, the state and each rank's start_sent_at are
+ * stored before the SSH command that acts on them.  At its start the runner
+ * stops every rank of a job found starting or stopping (the pid files on the
+ * nodes name them even when no pid was stored) and starts it once; running
+ * and hung jobs are adopted, their pids checked at once.
+ */
+#include "job_run.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctrl.h"
+#include "inventory.h"
+#include "inventory_jobs.h"
+#include "job_env.h"
+#include "job_int.h"
+#include "job_probe.h"
+#include "job_rank.h"
+#include "log.h"
+#include "node_ssh.h"
+#include "ssh.h"
+
+#define WATCH_MAX 128
+#define LOOP_MS 250
+#define BUSY_CORES 0.8
+#define WHY_MAX 1024            /* a reason being made; stored cut to API_REASON_MAX */
+
+/* What the runner keeps in memory about a job between two checks. */
+struct watch {
+	int64_t id;
+	int generation;
+	int used;
+	double next_check;
+	double fail_since;                  /* NAN: the last probe answered */
+	double cpu[JOB_RANKS_MAX];          /* the last read of each rank; NAN none */
+	double seen[JOB_RANKS_MAX];
+	double busy[JOB_RANKS_MAX];         /* cores between the last two reads; NAN */
+	int runs[JOB_RANKS_MAX];            /* reads in a row that found it runnable */
+};
+
+struct job_runner {
+	struct ctrl *c;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop, wake;
+	struct watch w[WATCH_MAX];
+};
+
+static int
+stopping(struct job_runner *r)
+{
+	int s;
+
+	pthread_mutex_lock(&r->mu);
+	s = r->stop;
+	pthread_mutex_unlock(&r->mu);
+	return s;
+}
+
+void
+job_runner_wake(struct ctrl *c)
+{
+	struct job_runner *r = __atomic_load_n(&c->jobs, __ATOMIC_ACQUIRE);
+
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->wake = 1;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void
+watch_reset(struct watch *w, int64_t id, int generation, double next)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->generation = generation;
+	w->used = 1;
+	w->next_check = next;
+	w->fail_since = NAN;
+	for (int q = 0; q < JOB_RANKS_MAX; q++)
+		w->cpu[q] = w->seen[q] = w->busy[q] = NAN;
+}
+
+/* j's watch (a new one checks at once); a new generation starts afresh. */
+static struct watch *
+watch_of(struct job_runner *r, const struct job *j)
+{
+	struct watch *free_w = NULL;
+
+	for (int i = 0; i < WATCH_MAX; i++) {
+		struct watch *w = &r->w[i];
+		if (w->used && w->id == j->id) {
+			if (w->generation != j->generation)
+				watch_reset(w, j->id, j->generation, ctrl_now());
+			return w;
+		}
+		if (!w->used && free_w == NULL)
+			free_w = w;
+	}
+	if (free_w == NULL)
+		free_w = &r->w[j->id % WATCH_MAX];   /* more jobs than slots: share */
+	watch_reset(free_w, j->id, j->generation, ctrl_now());
+	return free_w;
+}
+
+static char *
+what_of(char *buf, size_t size, const struct job *j, const char *word)
+{
+	snprintf(buf, size, "job %" PRId64 " %s", j->id, word);
+	return buf;
+}
+
+/* j's state becomes st for reason, stored with the event "job ID word". */
+static void
+set_state(struct job_runner *r, struct job *j, enum job_state st, const char *node,
+    const char *word, const char *reason)
+{
+	char what[64], why[WHY_MAX];
+
+	snprintf(why, sizeof(why), "%s", reason ? reason : "");
+	j->state = st;
+	size_t n = strlen(why);
+	if (n >= sizeof(j->reason))
+		n = sizeof(j->reason) - 1;
+	memcpy(j->reason, why, n);   /* cut to what is stored */
+	j->reason[n] = '\0';
+	if (st == JOB_HUNG)
+		atomic_fetch_add(&r->c->ctr.jobs_hangs, 1);
+	if (st == JOB_FAILED)
+		atomic_fetch_add(&r->c->ctr.jobs_failures, 1);
+	job_store_put(r->c, j, ctrl_now(), node, word ? what_of(what, sizeof(what), j, word) :
+	    NULL, why);
+	if (word != NULL)
+		log_info("job %" PRId64 " %s%s%s", j->id, word, why[0] ? ": " : "", why);
+}
+
+/* Has the operator asked to stop j since it was read?  (j->want updated.) */
+static int
+want_stop(struct job_runner *r, struct job *j)
+{
+	struct job *cur = malloc(sizeof(*cur));
+
+	if (cur != NULL && job_store_get(r->c, j->id, cur) == 0)
+		j->want = cur->want;
+	free(cur);
+	return j->want == JOB_WANT_STOP;
+}
+
+/*
+ * Stop every rank of j and check it gone.  0, or -1 with the first rank
+ * left (or node not reached) in err; every rank is tried either way.
+ */
+static int
+stop_all(struct job_runner *r, struct job *j, char *err, size_t errlen)
+{
+	char why[512];
+	int rc = 0;
+
+	for (int q = j->n_ranks - 1; q >= 0; q--) {
+		if (job_rank_stop(r->c, j, q, why, sizeof(why)) == -1) {
+			if (rc == 0)
+				snprintf(err, errlen, "%s", why);
+			rc = -1;
+			continue;
+		}
+		j->ranks[q].alive = 0;
+	}
+	return rc;
+}
+
+/* The last line rank q wrote (its log on the node), or "". */
+static void
+rank_last_line(struct job_runner *r, const struct job *j, int q, char *buf, size_t size)
+{
+	char err[256], *text = NULL;
+
+	buf[0] = '\0';
+	if (job_rank_tail(r->c, j, q, 5, &text, err, sizeof(err)) == 0)
+		ssh_last_line(text, buf, size);
+	free(text);
+}
+
+/* j failed for reason: its ranks stopped (what is left of them), state failed. */
+static void
+fail_job(struct job_runner *r, struct job *j, const char *node, const char *reason)
+{
+	char why[WHY_MAX], err[256];
+
+	if (j->restart_policy == JOB_RESTART_ON_FAILURE && j->restarts >= j->max_restarts)
+		snprintf(why, sizeof(why), "restarts used up (%d of %d): %s", j->restarts,
+		    j->max_restarts, reason);
+	else
+		snprintf(why, sizeof(why), "%s", reason);
+	set_state(r, j, JOB_FAILED, node, "failed", why);
+	if (stop_all(r, j, err, sizeof(err)) == -1)
+		log_warnx("job %" PRId64 ": %s", j->id, err);
+	job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+}
+
+/* The ranks as the plan places them now, each with its SSH host.  0, or -1 with why. */
+static int
+ranks_from_plan(struct job_runner *r, struct job *j, const struct plan *p, char *err,
+    size_t errlen)
+{
+	struct ro_ssh s;
+
+	if (p->n_ranks < 1 || p->n_ranks > JOB_RANKS_MAX) {
+		snprintf(err, errlen, "the placement has %d ranks", p->n_ranks);
+		return -1;
+	}
+	j->n_ranks = p->n_ranks;
+	for (int q = 0; q < p->n_ranks; q++) {
+		struct job_rank *k = &j->ranks[q];
+		if (node_ssh_get(r->c, p->ranks[q].node, 1, &s, err, errlen) == -1)
+			return -1;
+		memset(k, 0, sizeof(*k));
+		k->rank = q;
+		snprintf(k->node, sizeof(k->node), "%s", p->ranks[q].node);
+		snprintf(k->host, sizeof(k->host), "%s", s.host);
+		k->alive = -1;
+		k->rss_bytes = -1;
+		k->started_at = k->cpu_seconds = k->seen_at = k->start_sent_at = NAN;
+	}
+	snprintf(j->endpoint, sizeof(j->endpoint), "http://%s:%d", j->ranks[0].host, j->port);
+	return 0;
+}
+
+/* The plan of j's placement, if it may run: 0, or -1 with why. */
+static int
+plan_of(struct job_runner *r, const struct job *j, struct plan *p, char *err, size_t errlen)
+{
+	char state[16], reason[API_REASON_MAX + 1];
+
+	if (job_plan_get(r->c, j->placement, p, state, sizeof(state), reason, sizeof(reason),
+	    err, errlen) != 0)
+		return -1;
+	if (strcmp(state, "active") != 0) {
+		snprintf(err, errlen, "placement %" PRId64 " is %s%s%s", j->placement, state,
+		    reason[0] ? ": " : "", reason);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Start j's next generation: every rank, rank 0 first (jaccl's rank 0
+ * listens on the coordinator and waits with no timeout, the others retry
+ * for about 15 s: jaccl rdma.cpp:327-360; ring's ranks retry for about
+ * 31 s: ring.cpp:37-38, so any order works if the starts are that quick).
+ */
+static void
+start_job(struct job_runner *r, struct job *j)
+{
+	struct plan *p = malloc(sizeof(*p));
+	struct job_env *e = malloc(sizeof(*e));
+	char err[512], why[WHY_MAX], last[160];
+
+	memset(e, 0, sizeof(*e));
+	if (p == NULL || e == NULL) {
+		log_warnx("job %" PRId64 ": out of memory", j->id);
+		goto out;
+	}
+	if (plan_of(r, j, p, err, sizeof(err)) == -1 ||
+	    ranks_from_plan(r, j, p, err, sizeof(err)) == -1 ||
+	    job_env_make(p, j->id, j->generation + 1, j->port, j->python, e, err,
+	    sizeof(err)) == -1) {
+		fail_job(r, j, "", err);
+		goto out;
+	}
+	j->generation++;
+	j->started_at = ctrl_now();
+	j->probe_ok_at = NAN;
+	snprintf(why, sizeof(why), "generation %d", j->generation);
+	/* generation 1's event is job_submit's */
+	set_state(r, j, JOB_STARTING, "", j->generation > 1 ? "starting" : NULL, why);
+	atomic_fetch_add(&r->c->ctr.jobs_started, 1);
+	for (int q = 0; q < j->n_ranks; q++) {
+		struct job_rank *k = &j->ranks[q];
+		int64_t pid = 0;
+		if (stopping(r) || want_stop(r, j))
+			goto out;      /* the stop, or the next start, finds what is there */
+		k->start_sent_at = ctrl_now();
+		if (job_store_put(r->c, j, k->start_sent_at, NULL, NULL, NULL) == -1)
+			goto out;
+		if (job_rank_start(r->c, j, e, q, &pid, err, sizeof(err)) == -1) {
+			rank_last_line(r, j, q, last, sizeof(last));
+			snprintf(why, sizeof(why), "rank %d on %s did not start: %s%s%s", q, k->node,
+			    err, last[0] ? "; its last line: " : "", last);
+			fail_job(r, j, k->node, why);
+			goto out;
+		}
+		k->pid = pid;
+		k->started_at = ctrl_now();
+		k->alive = 1;
+		job_store_put(r->c, j, k->started_at, NULL, NULL, NULL);
+	}
+	watch_reset(watch_of(r, j), j->id, j->generation, ctrl_now() + r->c->job_check_interval);
+out:
+	job_env_free(e);
+	free(e);
+	free(p);
+}
+
+/* The operator's stop: stopping, every rank stopped and checked, stopped. */
+static void
+stop_job(struct job_runner *r, struct job *j)
+{
+	char err[512], why[WHY_MAX];
+
+	if (j->state != JOB_STOPPING)
+		set_state(r, j, JOB_STOPPING, "", "stopping", "asked by the operator");
+	if (stop_all(r, j, err, sizeof(err)) == -1) {
+		set_state(r, j, JOB_FAILED, "", "failed", err);
+		return;
+	}
+	snprintf(why, sizeof(why), "%d rank%s ended, none left", j->n_ranks,
+	    j->n_ranks == 1 ? "" : "s");
+	set_state(r, j, JOB_STOPPED, "", "stopped", why);
+}
+
+/* Stop what may be left, then start the next generation (restarts counted by the caller). */
+static void
+restart_job(struct job_runner *r, struct job *j)
+{
+	char err[512], why[WHY_MAX];
+
+	j->state = JOB_STOPPING;
+	job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+	if (stop_all(r, j, err, sizeof(err)) == -1) {
+		snprintf(why, sizeof(why), "could not stop it to start it again: %s", err);
+		fail_job(r, j, "", why);
+		return;
+	}
+	if (want_stop(r, j)) {
+		stop_job(r, j);
+		return;
+	}
+	start_job(r, j);
+}
+
+/* Restart j by its policy, if restarts are left: 1 done, 0 not. */
+static int
+policy_restart(struct job_runner *r, struct job *j)
+{
+	char what[64];
+
+	if (j->restart_policy != JOB_RESTART_ON_FAILURE || j->restarts >= j->max_restarts)
+		return 0;
+	j->restarts++;
+	atomic_fetch_add(&r->c->ctr.jobs_restarts, 1);
+	job_store_put(r->c, j, ctrl_now(), "", what_of(what, sizeof(what), j, "restarted"),
+	    j->reason);
+	log_info("job %" PRId64 " restarted (%d of %d): %s", j->id, j->restarts, j->max_restarts,
+	    j->reason);
+	restart_job(r, j);
+	return 1;
+}
+
+/* One ps per node: each rank's alive, CPU and RSS; w's busy from the last read. */
+static void
+read_ranks(struct job_runner *r, struct job *j, struct watch *w, double now)
+{
+	char err[256];
+	int runnable[JOB_RANKS_MAX] = { 0 };
+
+	if (job_rank_ps(r->c, j, now, runnable, err, sizeof(err)) > 0)
+		log_warnx("job %" PRId64 ": %s", j->id, err);
+	for (int q = 0; q < j->n_ranks; q++) {
+		const struct job_rank *k = &j->ranks[q];
+		if (k->seen_at != now || k->alive != 1) {
+			w->busy[q] = NAN;
+			w->runs[q] = 0;
+			continue;
+		}
+		w->runs[q] = runnable[q] ? w->runs[q] + 1 : 0;
+		if (!isnan(w->seen[q]) && now > w->seen[q])
+			w->busy[q] = (k->cpu_seconds - w->cpu[q]) / (now - w->seen[q]);
+		w->cpu[q] = k->cpu_seconds;
+		w->seen[q] = now;
+	}
+}
+
+/* The first rank gone (alive 0), -1 none; *live the ranks known alive. */
+static int
+first_gone(const struct job *j, int *live)
+{
+	int gone = -1;
+
+	*live = 0;
+	for (int q = 0; q < j->n_ranks; q++) {
+		if (j->ranks[q].alive == 0 && gone == -1)
+			gone = q;
+		*live += j->ranks[q].alive == 1;
+	}
+	return gone;
+}
+
+/*
+ * Does rank q burn a CPU: >= BUSY_CORES of one between the last two reads,
+ * or runnable at each of them (on a CPU or waiting for one: a spinning rank
+ * on a Mac that other work keeps busy gets less than a core, MLX issue
+ * 4278's survivors show state R).
+ */
+static int
+burns(const struct watch *w, int q)
+{
+	return (!isnan(w->busy[q]) && w->busy[q] >= BUSY_CORES) || w->runs[q] >= 2;
+}
+
+/* The rank that burns a CPU (the busiest of them), -1 none. */
+static int
+busiest(const struct job *j, const struct watch *w)
+{
+	int b = -1;
+
+	for (int q = 0; q < j->n_ranks; q++)
+		if (burns(w, q) && (b == -1 || isnan(w->busy[b]) ||
+		    (!isnan(w->busy[q]) && w->busy[q] > w->busy[b])))
+			b = q;
+	return b;
+}
+
+/* A rank gone: failed, with its last line. */
+static void
+rank_gone(struct job_runner *r, struct job *j, int q, int live, const char *perr)
+{
+	char last[160], why[WHY_MAX];
+
+	rank_last_line(r, j, q, last, sizeof(last));
+	if (live == 0)
+		snprintf(why, sizeof(why), "every rank exited (rank %d on %s%s%s)", q,
+		    j->ranks[q].node, last[0] ? ": " : "", last);
+	else
+		snprintf(why, sizeof(why), "rank %d on %s exited%s%s; the probe: %s", q,
+		    j->ranks[q].node, last[0] ? ": " : "", last, perr);
+	fail_job(r, j, j->ranks[q].node, why);
+}
+
+/* A running job whose probe fails: hung, or not yet. */
+static void
+maybe_hung(struct job_runner *r, struct job *j, struct watch *w, double now, const char *perr)
+{
+	double failing = now - w->fail_since, after = r->c->job_hang_after;
+	int b = busiest(j, w);
+	char why[WHY_MAX];
+
+	if (failing >= after && b != -1) {
+		char runs[64] = "";
+		if (w->runs[b] >= 2)
+			snprintf(runs, sizeof(runs), ", runnable at the last %d looks", w->runs[b]);
+		snprintf(why, sizeof(why), "rank %d burned %.2f core%s while the probe got no "
+		    "answer for %.0f s (%s)", b, isnan(w->busy[b]) ? 0.0 : w->busy[b], runs,
+		    failing, perr);
+		set_state(r, j, JOB_HUNG, j->ranks[b].node, "hung", why);
+	} else if (failing >= after * JOB_HANG_IDLE_FACTOR) {
+		snprintf(why, sizeof(why), "the probe got no answer for %.0f s, no rank busy (%s)",
+		    failing, perr);
+		set_state(r, j, JOB_HUNG, "", "hung", why);
+	} else
+		job_store_put(r->c, j, now, NULL, NULL, NULL);
+}
+
+/* One check of a starting, running or hung job. */
+static void
+check_job(struct job_runner *r, struct job *j, struct watch *w)
+{
+	char perr[256], why[WHY_MAX];
+	double now = ctrl_now(), sent;
+	int live, gone, ok;
+
+	w->next_check = now + r->c->job_check_interval;
+	read_ranks(r, j, w, now);
+	atomic_fetch_add(&r->c->ctr.job_probes, 1);
+	sent = ctrl_now();
+	ok = job_probe(j->ranks[0].host, j->port, r->c->job_probe_timeout, perr,
+	    sizeof(perr)) == 0;
+	now = ctrl_now();
+	gone = first_gone(j, &live);
+	if (ok) {
+		w->fail_since = NAN;
+		j->probe_ok_at = now;
+		if (j->state != JOB_RUNNING) {
+			snprintf(why, sizeof(why), "rank 0 answered %.0f s after the start",
+			    now - j->started_at);
+			set_state(r, j, JOB_RUNNING, "", "running", j->state == JOB_STARTING ? why :
+			    "the probe answers again");
+		} else
+			job_store_put(r->c, j, now, NULL, NULL, NULL);
+		return;
+	}
+	atomic_fetch_add(&r->c->ctr.job_probe_failures, 1);
+	if (isnan(w->fail_since))
+		w->fail_since = sent;     /* unanswered since it was sent */
+	if (gone != -1) {
+		rank_gone(r, j, gone, live, perr);
+		return;
+	}
+	if (j->state == JOB_STARTING && now - j->started_at > r->c->job_start_timeout) {
+		snprintf(why, sizeof(why), "rank 0 gave no answer within %.0f s of the start (%s)",
+		    r->c->job_start_timeout, perr);
+		fail_job(r, j, "", why);
+	} else if (j->state == JOB_RUNNING)
+		maybe_hung(r, j, w, now, perr);
+	else
+		job_store_put(r->c, j, now, NULL, NULL, NULL);
+}
+
+/* What j needs now. */
+static void
+step(struct job_runner *r, struct job *j)
+{
+	struct watch *w = watch_of(r, j);
+
+	if (j->want == JOB_WANT_STOP) {
+		if (j->state != JOB_STOPPED)
+			stop_job(r, j);
+		return;
+	}
+	switch (j->state) {
+	case JOB_STARTING:
+		if (j->generation == 0)
+			start_job(r, j);
+		else if (ctrl_now() >= w->next_check)
+			check_job(r, j, w);
+		break;
+	case JOB_HUNG:
+		if (policy_restart(r, j))
+			break;
+		if (j->restart_policy == JOB_RESTART_ON_FAILURE) {
+			fail_job(r, j, "", j->reason);
+			break;
+		}
+		/* never: hung stays, and is watched */
+		/* FALLTHROUGH */
+	case JOB_RUNNING:
+		if (ctrl_now() >= w->next_check)
+			check_job(r, j, w);
+		break;
+	case JOB_FAILED:
+		policy_restart(r, j);
+		break;
+	case JOB_STOPPING:
+		restart_job(r, j);   /* a restart cut short */
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * At the runner's start: a job starting or stopping may have left ranks
+ * (or be about to have them, a start line sent just before the controller
+ * stopped): stop every rank, then start it once.
+ */
+static void
+resume(struct job_runner *r, struct job *j)
+{
+	char err[512], why[WHY_MAX];
+
+	if (j->want == JOB_WANT_STOP || j->generation == 0 ||
+	    (j->state != JOB_STARTING && j->state != JOB_STOPPING))
+		return;
+	log_info("job %" PRId64 " was %s when the controller stopped: stopping what it may "
+	    "have left, then starting it again", j->id, job_state_str(j->state));
+	if (stop_all(r, j, err, sizeof(err)) == -1) {
+		snprintf(why, sizeof(why), "could not stop what the last run left: %s", err);
+		fail_job(r, j, "", why);
+		return;
+	}
+	start_job(r, j);
+}
+
+struct open_list {
+	struct job *js;
+	int n;
+};
+
+static int
+open_fn(struct inv *inv, void *arg)
+{
+	struct open_list *a = arg;
+
+	return inv_job_open(inv, &a->js, &a->n);
+}
+
+/* The jobs still open (free ->js), or n 0. */
+static void
+open_jobs(struct job_runner *r, struct open_list *l)
+{
+	l->js = NULL;
+	l->n = 0;
+	if (store_with(&r->c->store, open_fn, l) != 0) {
+		free(l->js);
+		l->js = NULL;
+		l->n = 0;
+	}
+}
+
+/* Forget the watches of jobs no longer open. */
+static void
+watch_gc(struct job_runner *r, const struct open_list *l)
+{
+	for (int i = 0; i < WATCH_MAX; i++) {
+		int keep = 0;
+		for (int k = 0; k < l->n && !keep; k++)
+			keep = r->w[i].id == l->js[k].id && l->js[k].state != JOB_STOPPED;
+		if (!keep)
+			r->w[i].used = 0;
+	}
+}
+
+static void
+wait_a_little(struct job_runner *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += LOOP_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&r->mu);
+	if (!r->stop && !r->wake)
+		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+	r->wake = 0;
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void *
+runner_main(void *arg)
+{
+	struct job_runner *r = arg;
+	struct open_list l;
+
+	open_jobs(r, &l);
+	for (int i = 0; i < l.n && !stopping(r); i++)
+		resume(r, &l.js[i]);
+	free(l.js);
+	while (!stopping(r)) {
+		open_jobs(r, &l);
+		for (int i = 0; i < l.n && !stopping(r); i++)
+			step(r, &l.js[i]);
+		watch_gc(r, &l);
+		free(l.js);
+		wait_a_little(r);
+	}
+	return NULL;
+}
+
+struct job_runner *
+job_runner_start(struct ctrl *c)
+{
+	struct job_runner *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->c = c;
+	if (c->job_check_interval <= 0)
+		c->job_check_interval = 5;
+	if (c->job_probe_timeout <= 0)
+		c->job_probe_timeout = 10;
+	if (c->job_hang_after <= 0)
+		c->job_hang_after = 30;
+	if (c->job_start_timeout <= 0)
+		c->job_start_timeout = 600;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	if (pthread_create(&r->th, NULL, runner_main, r) != 0) {
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->mu);
+		free(r);
+		return NULL;
+	}
+	__atomic_store_n(&c->jobs, r, __ATOMIC_RELEASE);
+	return r;
+}
+
+void
+job_runner_stop(struct job_runner *r)
+{
+	if (r == NULL)
+		return;
+	__atomic_store_n(&r->c->jobs, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->th, NULL);
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
