@@ -52,6 +52,9 @@
 #                           not-volume-owner (OWNER is another account)
 #   macnode_register NAME   tells the controller the node's SSH address, port
 #                           and user, and pins its host key (tbctl)
+#   macnode_mlx NAME        the fake MLX runtime (tests/fakemac/mlx/python3) is
+#                           the node's `python3` ($TMP/mac-NAME/bin, first on its PATH);
+#                           its control files go in $(macnode_dir NAME)/mlx
 #
 # Every sshd and supervisor runs under `timeout` so it stops by itself;
 # done_testing stops them with SIGTERM like any daemon.
@@ -284,4 +287,10 @@ macnode_register() {
 	"$BIN/tbctl" node ssh "$name" --host "${MACNODE_ADDR[$name]}" --port "${MACNODE_PORT[$name]}" \
 		--user "$MACNODE_LOGIN" >/dev/null &&
 	"$BIN/tbctl" node trust "$name" --fingerprint "$(macnode_fp "$name")" >/dev/null
+}
+
+macnode_mlx() {
+	local d=$TMP/mac-$1
+	ln -sf "$TOP/tests/fakemac/mlx/python3" "$d/bin/python3" &&
+	mkdir -p "$d/state/mlx" && chmod 755 "$d/state/mlx"
 }
