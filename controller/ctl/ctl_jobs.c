@@ -104,8 +104,8 @@ int
 ctl_run_request(const struct ctl_args *a, struct job_request *req, char *err,
     size_t errlen)
 {
-	long v;
-	int r;
+	long v = 0;
+	int r = JOB_RESTART_ON_FAILURE;
 
 	memset(req, 0, sizeof(*req));
 	req->restart = JOB_RESTART_ON_FAILURE;
