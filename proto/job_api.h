@@ -8,15 +8,17 @@
  * JSON shapes:
  *   request (POST /v1/jobs):
  *     {"placement": 7, "port": 8080, "python": "python3",
- *      "restart": "never" | "on-failure", "max_restarts": 3}
+ *      "restart": "never" | "on-failure", "max_restarts": 3,
+ *      "replan": "never" | "auto"}
  *     (placement required; the rest optional: port 8080, python "python3",
- *      restart "on-failure", max_restarts 3)
+ *      restart "on-failure", max_restarts 3, replan "never")
  *   job:
  *     {"id","placement","model","cluster","backend","state","reason","want",
- *      "generation","restarts","restart_policy","max_restarts","port","python",
- *      "endpoint","created_at","started_at","probe_ok_at","updated_at",
+ *      "generation","restarts","restart_policy","max_restarts","replan","replans",
+ *      "port","python","endpoint","created_at","started_at","probe_ok_at",
+ *      "updated_at",
  *      "ranks":[{"rank","node","host","pid","started_at","alive","cpu_seconds",
- *                "rss_bytes","seen_at"}]}
+ *                "rss_bytes","seen_at","seen_by"}]}
  *   list (GET /v1/jobs): {"jobs":[job, ...]}
  *   logs (GET /v1/jobs/ID/logs?rank=R&lines=N):
  *     {"job": ID, "ranks":[{"rank","node","lines":["...", ...]}]}
@@ -50,11 +52,20 @@
  *           for longer;
  * failed:   every rank gone, a start that failed, or restarts used up;
  * stopping: the ranks are being stopped (operator, or before a restart);
- * stopped:  every rank ended, and checked gone.
+ * stopped:  every rank ended, and checked gone;
+ * waiting:  the operator wants it running but its placement cannot run now
+ *           (not active: a node or link of it down, or drained by an OS
+ *           update's rollout); its ranks stopped and checked gone, the
+ *           reason says what it waits for.  It starts again (not counted as
+ *           a restart) when the placement is active again, or, with replan
+ *           auto and a placement down for a reason other than a rollout, at
+ *           once on a new placement of the same model.
  */
 enum job_state { JOB_STARTING, JOB_RUNNING, JOB_HUNG, JOB_FAILED, JOB_STOPPING, JOB_STOPPED,
-	JOB_STATE_COUNT };
+	JOB_WAITING, JOB_STATE_COUNT };
 enum job_restart { JOB_RESTART_NEVER, JOB_RESTART_ON_FAILURE, JOB_RESTART_COUNT };
+/* What a job whose placement is down does: wait for it, or be replanned. */
+enum job_replan { JOB_REPLAN_NEVER, JOB_REPLAN_AUTO, JOB_REPLAN_COUNT };
 /* What the operator asked: run (and keep running), or stop.  Survives a crash. */
 enum job_want { JOB_WANT_RUN, JOB_WANT_STOP, JOB_WANT_COUNT };
 
@@ -64,6 +75,7 @@ struct job_request {
 	char python[JOB_PYTHON_MAX + 1];   /* "": JOB_DEFAULT_PYTHON */
 	enum job_restart restart;
 	int max_restarts;                  /* -1: JOB_DEFAULT_MAX_RESTARTS */
+	enum job_replan replan;
 };
 
 struct job_rank {
@@ -76,6 +88,8 @@ struct job_rank {
 	double cpu_seconds;                /* cumulative, as ps says; NAN */
 	int64_t rss_bytes;                 /* -1: not known */
 	double seen_at;                    /* when alive/cpu/rss were read; NAN */
+	char seen_by[8];                   /* who read them: "agent" (its report's jobs
+	                                      section), "ssh" (ps over SSH); "" */
 	double start_sent_at;              /* the start line went out (crash safety); NAN */
 };
 
@@ -92,6 +106,8 @@ struct job {
 	int restarts;
 	enum job_restart restart_policy;
 	int max_restarts;
+	enum job_replan replan;
+	int replans;                       /* placements it moved to (replan auto) */
 	int port;
 	char python[JOB_PYTHON_MAX + 1];
 	char endpoint[JOB_ENDPOINT_MAX + 1];   /* "http://HOST:PORT" (rank 0) */
@@ -103,10 +119,12 @@ struct job {
 const char *job_state_str(enum job_state s);
 const char *job_restart_str(enum job_restart r);
 const char *job_want_str(enum job_want w);
+const char *job_replan_str(enum job_replan r);
 /* -1 when s names none. */
 int job_state_parse(const char *s);
 int job_restart_parse(const char *s);
 int job_want_parse(const char *s);
+int job_replan_parse(const char *s);
 /* Zero bytes, every null as above (pid 0, alive -1, rss_bytes -1, times NAN). */
 void job_init(struct job *j);
 void job_rank_init(struct job_rank *r);

@@ -28,6 +28,7 @@
 _Static_assert(sizeof(enum job_state) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum job_restart) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum job_want) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum job_replan) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum tri) == sizeof(int), "enum size");   /* job_rank.alive */
 
 #define ID_MAX 9007199254740991.0   /* ids are exact in a double up to 2^53 - 1 */
@@ -35,9 +36,10 @@ _Static_assert(sizeof(enum tri) == sizeof(int), "enum size");   /* job_rank.aliv
 #define CPU_MAX 1e12                /* seconds of CPU time */
 
 static const char *const state_names[JOB_STATE_COUNT] = { "starting", "running", "hung",
-	"failed", "stopping", "stopped" };
+	"failed", "stopping", "stopped", "waiting" };
 static const char *const restart_names[JOB_RESTART_COUNT] = { "never", "on-failure" };
 static const char *const want_names[JOB_WANT_COUNT] = { "run", "stop" };
+static const char *const replan_names[JOB_REPLAN_COUNT] = { "never", "auto" };
 
 static int
 word_parse(const char *const *names, int n, const char *s)
@@ -66,6 +68,12 @@ job_want_str(enum job_want w)
 	return (int)w >= 0 && w < JOB_WANT_COUNT ? want_names[w] : "unknown";
 }
 
+const char *
+job_replan_str(enum job_replan r)
+{
+	return (int)r >= 0 && r < JOB_REPLAN_COUNT ? replan_names[r] : "unknown";
+}
+
 int
 job_state_parse(const char *s)
 {
@@ -82,6 +90,12 @@ int
 job_want_parse(const char *s)
 {
 	return word_parse(want_names, JOB_WANT_COUNT, s);
+}
+
+int
+job_replan_parse(const char *s)
+{
+	return word_parse(replan_names, JOB_REPLAN_COUNT, s);
 }
 
 /* ---- the tables ---- */
@@ -104,10 +118,17 @@ want_name(int v)
 	return v >= 0 && v < JOB_WANT_COUNT ? want_names[v] : NULL;
 }
 
+static const char *
+replan_name(int v)
+{
+	return v >= 0 && v < JOB_REPLAN_COUNT ? replan_names[v] : NULL;
+}
+
 /* what NULL: a refusal lists the names. */
 static const struct json_enum state_enum = { JOB_STATE_COUNT, state_name, NULL, -1 };
 static const struct json_enum restart_enum = { JOB_RESTART_COUNT, restart_name, NULL, -1 };
 static const struct json_enum want_enum = { JOB_WANT_COUNT, want_name, NULL, -1 };
+static const struct json_enum replan_enum = { JOB_REPLAN_COUNT, replan_name, NULL, -1 };
 
 /* An integer in lo..hi into the int64_t at dst. */
 static int
@@ -175,6 +196,7 @@ static const struct json_field rank_fields[] = {
 	JSON_DBL(struct job_rank, cpu_seconds, 0, CPU_MAX, OPT),
 	JSON_CUSTOM(struct job_rank, rss_bytes, &rss_codec),
 	TIME(struct job_rank, seen_at),
+	JSON_STR(struct job_rank, seen_by, OPT),
 	JSON_END,
 };
 
@@ -197,6 +219,8 @@ static const struct json_field job_fields[] = {
 	JSON_INT_AT("restarts", struct job, restarts, 0, 2147483647.0),
 	JSON_ENUM(struct job, restart_policy, &restart_enum, OPT),
 	JSON_INT_AT("max_restarts", struct job, max_restarts, 0, JOB_MAX_RESTARTS_MAX),
+	JSON_ENUM(struct job, replan, &replan_enum, OPT),
+	JSON_INT_AT("replans", struct job, replans, 0, 2147483647.0),
 	JSON_INT_AT("port", struct job, port, 1, 65535),
 	JSON_STR(struct job, python, OPT),
 	JSON_STR(struct job, endpoint, OPT),
@@ -231,11 +255,12 @@ static const struct json_field request_fields[] = {
 	JSON_ENUM(struct job_request, restart, &restart_enum, OPT),
 	JSON_INT_AT("max_restarts", struct job_request, max_restarts, 0,
 	    JOB_MAX_RESTARTS_MAX),
+	JSON_ENUM(struct job_request, replan, &replan_enum, OPT),
 	JSON_END,
 };
 
 static const char *const request_keys[] = { "placement", "port", "python", "restart",
-	"max_restarts", NULL };
+	"max_restarts", "replan", NULL };
 
 void
 job_rank_init(struct job_rank *r)
@@ -312,6 +337,9 @@ job_request_encode(const struct job_request *r)
 	if (rc == 0)
 		rc = json_enc_attach(root, "max_restarts", r->max_restarts >= 0 ?
 		    cJSON_CreateNumber(r->max_restarts) : cJSON_CreateNull());
+	if (rc == 0)
+		rc = json_enc_attach(root, "replan", json_table_enum(&replan_enum,
+		    (int)r->replan));
 	return print(root, rc == 0);
 }
 
@@ -403,6 +431,7 @@ job_request_decode(const char *json, size_t len, struct job_request *out, char *
 	snprintf(out->python, sizeof(out->python), "%s", JOB_DEFAULT_PYTHON);
 	out->restart = JOB_RESTART_ON_FAILURE;
 	out->max_restarts = JOB_DEFAULT_MAX_RESTARTS;
+	out->replan = JOB_REPLAN_NEVER;
 	if (json_dec_parse(&d, json, len, API_BODY_MAX, 1, &root) == 0 &&
 	    json_dec_known_keys(&d, root, NULL, "a job", request_keys) == 0)
 		rc = json_table_decode(&d, root, NULL, out, request_fields);

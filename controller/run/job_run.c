@@ -242,6 +242,7 @@ job_fill(struct job *j, const struct job_request *req, const struct plan *p,
 	j->want = JOB_WANT_RUN;
 	j->restart_policy = req->restart;
 	j->max_restarts = req->max_restarts < 0 ? JOB_DEFAULT_MAX_RESTARTS : req->max_restarts;
+	j->replan = req->replan;
 	j->port = req->port ? req->port : JOB_DEFAULT_PORT;
 	snprintf(j->python, sizeof(j->python), "%s", req->python[0] ? req->python :
 	    JOB_DEFAULT_PYTHON);

@@ -1,15 +1,17 @@
 /*
- * The inventory's jobs (inventory_jobs.h), in the tables of migration 11:
+ * The inventory's jobs (inventory_jobs.h), in the tables of migrations 11
+ * and 12:
  *
  *   jobs       id (AUTOINCREMENT: never reused), placement_id (not a key:
  *              a job outlives its placement), model, cluster, backend (the
  *              plan's, as they were when the job was made), state, reason,
  *              want ("run", "stop"), generation, restarts, restart_policy,
  *              max_restarts, port, python, endpoint, created_at,
- *              started_at, probe_ok_at, updated_at; indexed on placement_id
+ *              started_at, probe_ok_at, updated_at, replan, replans;
+ *              indexed on placement_id
  *   job_ranks  (job_id, rank) WITHOUT ROWID, job_id -> jobs (ON DELETE
  *              CASCADE): node, host, pid, started_at, start_sent_at, alive
- *              (0/1), cpu_seconds, rss_bytes, seen_at
+ *              (0/1), cpu_seconds, rss_bytes, seen_at, seen_by
  *
  * Words as job_api.h spells them; its nulls ("", NAN, pid 0, alive and
  * rss_bytes -1) are SQL NULL.  A job is read with its ranks in one query
@@ -43,10 +45,10 @@ col_int_or(sqlite3_stmt *s, int i, int64_t nv)
 #define JOB_SELECT "SELECT j.id, j.placement_id, j.model, j.cluster, j.backend, j.state, " \
 	"j.reason, j.want, j.generation, j.restarts, j.restart_policy, j.max_restarts, " \
 	"j.port, j.python, j.endpoint, j.created_at, j.started_at, j.probe_ok_at, " \
-	"j.updated_at, r.rank, r.node, r.host, r.pid, r.started_at, r.start_sent_at, " \
-	"r.alive, r.cpu_seconds, r.rss_bytes, r.seen_at " \
+	"j.updated_at, j.replan, j.replans, r.rank, r.node, r.host, r.pid, r.started_at, " \
+	"r.start_sent_at, r.alive, r.cpu_seconds, r.rss_bytes, r.seen_at, r.seen_by " \
 	"FROM jobs j LEFT JOIN job_ranks r ON r.job_id = j.id "
-#define COL_RANK 19
+#define COL_RANK 21
 
 /* A word of the column, v when known; a word nobody knows is logged, dflt. */
 static int
@@ -87,6 +89,8 @@ read_job(sqlite3_stmt *s, struct job *j)
 	j->started_at = inv_col_double(s, 16);
 	j->probe_ok_at = inv_col_double(s, 17);
 	j->updated_at = inv_col_double(s, 18);
+	j->replan = (enum job_replan)col_word(s, 19, job_replan_parse, JOB_REPLAN_NEVER, j->id);
+	j->replans = sqlite3_column_int(s, 20);
 }
 
 /* The row's rank, if any, as the next of j's. */
@@ -113,6 +117,7 @@ read_rank(sqlite3_stmt *s, struct job *j)
 	r->cpu_seconds = inv_col_double(s, COL_RANK + 7);
 	r->rss_bytes = col_int_or(s, COL_RANK + 8, -1);
 	r->seen_at = inv_col_double(s, COL_RANK + 9);
+	inv_col_text(s, COL_RANK + 10, r->seen_by, sizeof(r->seen_by));
 }
 
 /*
@@ -206,8 +211,8 @@ put_ranks(struct inv *inv, const struct job *j)
 	if ((rc = inv_run(inv, s, __func__)) != 0)
 		return rc;
 	s = INV_PREPARE(inv, "INSERT INTO job_ranks (job_id, rank, node, host, pid, started_at, "
-	    "start_sent_at, alive, cpu_seconds, rss_bytes, seen_at) "
-	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    "start_sent_at, alive, cpu_seconds, rss_bytes, seen_at, seen_by) "
+	    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (s == NULL)
 		return -1;
 	for (int i = 0; rc == 0 && i < j->n_ranks && i < JOB_RANKS_MAX; i++) {
@@ -225,6 +230,7 @@ put_ranks(struct inv *inv, const struct job *j)
 		b |= inv_bind_double(s, 9, r->cpu_seconds);
 		b |= bind_int_or_null(s, 10, r->rss_bytes >= 0 ? r->rss_bytes : -1, -1);
 		b |= inv_bind_double(s, 11, r->seen_at);
+		b |= inv_bind_text(s, 12, r->seen_by);
 		rc = b != SQLITE_OK ? INV_FAIL(inv, "bind") : inv_step_done(inv, s, __func__);
 	}
 	sqlite3_finalize(s);
@@ -237,8 +243,8 @@ put_ranks(struct inv *inv, const struct job *j)
  */
 #define JOB_WRITE_COLS "placement_id, model, cluster, backend, state, reason, want, " \
 	"generation, restarts, restart_policy, max_restarts, port, python, endpoint, " \
-	"created_at, started_at, probe_ok_at, updated_at"
-#define JOB_WRITE_N 18
+	"created_at, started_at, probe_ok_at, updated_at, replan, replans"
+#define JOB_WRITE_N 20
 
 static int
 bind_job(sqlite3_stmt *s, const struct job *j)
@@ -263,6 +269,8 @@ bind_job(sqlite3_stmt *s, const struct job *j)
 	b |= inv_bind_double(s, 16, j->started_at);
 	b |= inv_bind_double(s, 17, j->probe_ok_at);
 	b |= inv_bind_double(s, 18, j->updated_at);
+	b |= sqlite3_bind_text(s, 19, job_replan_str(j->replan), -1, SQLITE_STATIC);
+	b |= sqlite3_bind_int(s, 20, j->replans);
 	return b;
 }
 
@@ -296,7 +304,7 @@ inv_job_add(struct inv *inv, struct job *j)
 		return inv_tx_end(inv, own, rc);
 	}
 	s = INV_PREPARE(inv, "INSERT INTO jobs (" JOB_WRITE_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (s != NULL && bind_job(s, j) != SQLITE_OK) {
 		sqlite3_finalize(s);
 		rc = INV_FAIL(inv, "bind");
@@ -324,7 +332,7 @@ inv_job_put(struct inv *inv, const struct job *j)
 		return -1;
 	s = INV_PREPARE(inv, "UPDATE jobs SET (" JOB_WRITE_COLS ") = (?, ?, ?, ?, ?, ?, "
 	    "CASE WHEN want = 'stop' THEN 'stop' ELSE ?7 END, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?");
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?");
 	if (s != NULL) {
 		if (bind_job(s, j) != SQLITE_OK ||
 		    sqlite3_bind_int64(s, JOB_WRITE_N + 1, j->id) != SQLITE_OK) {

@@ -11,8 +11,8 @@
  *
  * Schema (version 11: the tables below, and what migrations 3 to 11 add,
  * described at each; node_ssh, ssh_credentials, rollouts, rollout_nodes and
- * rollout_log of 6 also in inventory_rollout.c, jobs and job_ranks of 11 in
- * inventory_jobs.c).  Times are unix seconds
+ * rollout_log of 6 also in inventory_rollout.c, jobs and job_ranks of 11 and 12
+ * in inventory_jobs.c).  Times are unix seconds
  * (REAL).  NULL is "unknown" or "none" everywhere: the report's NAN,
  * REPORT_NULL_I64 and "" map to NULL.
  * Enumerations are stored as the API spells them ("ready", "enabled",
@@ -321,6 +321,12 @@ static const char *const migrations[] = {
 	 "  pid INTEGER, started_at REAL, start_sent_at REAL,"
 	 "  alive INTEGER, cpu_seconds REAL, rss_bytes INTEGER, seen_at REAL,"
 	 "  PRIMARY KEY (job_id, rank)) WITHOUT ROWID;"),
+	/* 12: a job's replan policy ("never", "auto") and how many times it
+	 * moved to a new placement; who read a rank's process ("agent": its
+	 * node's report, "ssh": ps over SSH). */
+	("ALTER TABLE jobs ADD COLUMN replan TEXT NOT NULL DEFAULT 'never';"
+	 "ALTER TABLE jobs ADD COLUMN replans INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE job_ranks ADD COLUMN seen_by TEXT;"),
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

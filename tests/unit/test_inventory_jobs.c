@@ -127,6 +127,8 @@ assert_job_equal(const struct job *x, const struct job *y)
 	assert_int_equal(x->restarts, y->restarts);
 	assert_int_equal(x->restart_policy, y->restart_policy);
 	assert_int_equal(x->max_restarts, y->max_restarts);
+	assert_int_equal(x->replan, y->replan);
+	assert_int_equal(x->replans, y->replans);
 	assert_int_equal(x->port, y->port);
 	assert_string_equal(x->python, y->python);
 	assert_string_equal(x->endpoint, y->endpoint);
@@ -148,6 +150,7 @@ assert_job_equal(const struct job *x, const struct job *y)
 		assert_int_equal(r->rss_bytes, s->rss_bytes);
 		DBL_EQ(r->seen_at, s->seen_at);
 		DBL_EQ(r->start_sent_at, s->start_sent_at);
+		assert_string_equal(r->seen_by, s->seen_by);
 	}
 }
 
@@ -165,7 +168,10 @@ started(struct job *j)
 	j->ranks[0].cpu_seconds = 0.25;
 	j->ranks[0].rss_bytes = INT64_C(54) << 20;
 	j->ranks[0].seen_at = T0 + 11;
+	snprintf(j->ranks[0].seen_by, sizeof(j->ranks[0].seen_by), "agent");
 	j->ranks[1].start_sent_at = T0 + 10.5;
+	j->replan = JOB_REPLAN_AUTO;
+	j->replans = 2;
 }
 
 static void

@@ -25,7 +25,7 @@ static void
 test_words(void **state)
 {
 	static const char *const states[] = { "starting", "running", "hung", "failed",
-		"stopping", "stopped" };
+		"stopping", "stopped", "waiting" };
 
 	(void)state;
 	for (int i = 0; i < JOB_STATE_COUNT; i++) {
@@ -40,6 +40,12 @@ test_words(void **state)
 	assert_string_equal(job_want_str(JOB_WANT_STOP), "stop");
 	assert_int_equal(job_want_parse("run"), JOB_WANT_RUN);
 	assert_int_equal(job_want_parse("stop"), JOB_WANT_STOP);
+	assert_string_equal(job_replan_str(JOB_REPLAN_NEVER), "never");
+	assert_string_equal(job_replan_str(JOB_REPLAN_AUTO), "auto");
+	assert_string_equal(job_replan_str(JOB_REPLAN_COUNT), "unknown");
+	assert_int_equal(job_replan_parse("auto"), JOB_REPLAN_AUTO);
+	assert_int_equal(job_replan_parse("never"), JOB_REPLAN_NEVER);
+	assert_int_equal(job_replan_parse("always"), -1);
 	assert_int_equal(job_state_parse("Running"), -1);
 	assert_int_equal(job_state_parse(""), -1);
 	assert_int_equal(job_state_parse(NULL), -1);
@@ -70,6 +76,8 @@ fill_job(struct job *j, int64_t id)
 	j->restarts = 2;
 	j->restart_policy = JOB_RESTART_ON_FAILURE;
 	j->max_restarts = 5;
+	j->replan = JOB_REPLAN_AUTO;
+	j->replans = 1;
 	j->port = 8081;
 	snprintf(j->python, sizeof(j->python), "/opt/py 3/bin/python3");
 	snprintf(j->endpoint, sizeof(j->endpoint), "http://127.0.0.2:8081");
@@ -87,6 +95,7 @@ fill_job(struct job *j, int64_t id)
 	j->ranks[0].cpu_seconds = 0.02;
 	j->ranks[0].rss_bytes = 54 * 1000 * 1000;
 	j->ranks[0].seen_at = T0 + 3;
+	snprintf(j->ranks[0].seen_by, sizeof(j->ranks[0].seen_by), "agent");
 	j->ranks[1].rank = 1;
 	snprintf(j->ranks[1].node, sizeof(j->ranks[1].node), "a2");
 	snprintf(j->ranks[1].host, sizeof(j->ranks[1].host), "127.0.0.3");
@@ -106,6 +115,7 @@ assert_rank_equal(const struct job_rank *a, const struct job_rank *b)
 	assert_true(isnan(a->cpu_seconds) ? isnan(b->cpu_seconds) :
 	    a->cpu_seconds == b->cpu_seconds);
 	assert_true(isnan(a->seen_at) ? isnan(b->seen_at) : a->seen_at == b->seen_at);
+	assert_string_equal(a->seen_by, b->seen_by);
 }
 
 #define DBL_EQ(a, b) assert_true(isnan(a) ? isnan(b) : (a) == (b))
@@ -125,6 +135,8 @@ assert_job_equal(const struct job *a, const struct job *b)
 	assert_int_equal(a->restarts, b->restarts);
 	assert_int_equal(a->restart_policy, b->restart_policy);
 	assert_int_equal(a->max_restarts, b->max_restarts);
+	assert_int_equal(a->replan, b->replan);
+	assert_int_equal(a->replans, b->replans);
 	assert_int_equal(a->port, b->port);
 	assert_string_equal(a->python, b->python);
 	assert_string_equal(a->endpoint, b->endpoint);
@@ -157,11 +169,12 @@ test_job_round_trip(void **state)
 	assert_non_null(strstr(s, "\"reason\":\"rank 1 \\\"burned\\\" a core\\n\""));
 	assert_non_null(strstr(s, "{\"rank\":0,\"node\":\"a1\",\"host\":\"127.0.0.2\","
 	    "\"pid\":41213,\"started_at\":1763782801,\"alive\":true,\"cpu_seconds\":0.02,"
-	    "\"rss_bytes\":54000000,\"seen_at\":1763782803}"));
+	    "\"rss_bytes\":54000000,\"seen_at\":1763782803,\"seen_by\":\"agent\"}"));
+	assert_non_null(strstr(s, "\"replan\":\"auto\",\"replans\":1,"));
 	/* rank 1's nulls */
 	assert_non_null(strstr(s, "{\"rank\":1,\"node\":\"a2\",\"host\":\"127.0.0.3\","
 	    "\"pid\":null,\"started_at\":null,\"alive\":false,\"cpu_seconds\":null,"
-	    "\"rss_bytes\":null,\"seen_at\":null}"));
+	    "\"rss_bytes\":null,\"seen_at\":null,\"seen_by\":null}"));
 	/* the same text again */
 	assert_non_null(s2 = job_encode(&j[1]));
 	assert_string_equal(s, s2);
@@ -187,10 +200,12 @@ test_job_nulls(void **state)
 	assert_string_equal(s, "{\"id\":1,\"placement\":2,\"model\":null,\"cluster\":null,"
 	    "\"backend\":null,\"state\":\"starting\",\"reason\":null,\"want\":\"run\","
 	    "\"generation\":0,\"restarts\":0,\"restart_policy\":\"never\",\"max_restarts\":0,"
-	    "\"port\":8080,\"python\":null,\"endpoint\":null,\"created_at\":null,"
+	    "\"replan\":\"never\",\"replans\":0,\"port\":8080,\"python\":null,\"endpoint\":null,"
+	    "\"created_at\":null,"
 	    "\"started_at\":null,\"probe_ok_at\":null,\"updated_at\":null,\"ranks\":"
 	    "[{\"rank\":0,\"node\":null,\"host\":null,\"pid\":null,\"started_at\":null,"
-	    "\"alive\":null,\"cpu_seconds\":null,\"rss_bytes\":null,\"seen_at\":null}]}");
+	    "\"alive\":null,\"cpu_seconds\":null,\"rss_bytes\":null,\"seen_at\":null,"
+	    "\"seen_by\":null}]}");
 	memset(&j[1], 0x5a, sizeof(j[1]));
 	assert_int_equal(job_decode(s, strlen(s), &j[1], err, sizeof(err)), 0);
 	assert_job_equal(&j[0], &j[1]);
@@ -246,7 +261,7 @@ test_job_refused(void **state)
 	job_refused("{\"id\":\"3\",\"state\":\"running\"}", "id: must be a number");
 	job_refused("{\"id\":3}", "state: missing");
 	job_refused("{\"id\":3,\"state\":\"sleeping\"}", "state: \"sleeping\" is not one of "
-	    "\"starting\", \"running\", \"hung\", \"failed\", \"stopping\", \"stopped\"");
+	    "\"starting\", \"running\", \"hung\", \"failed\", \"stopping\", \"stopped\", \"waiting\"");
 	job_refused("{\"id\":3,\"state\":\"running\",\"want\":\"maybe\"}",
 	    "want: \"maybe\" is not one of \"run\", \"stop\"");
 	job_refused("{\"id\":3,\"state\":\"running\",\"restart_policy\":\"always\"}",
@@ -344,7 +359,7 @@ test_request_defaults(void **state)
 	static const char *const minimal[] = {
 		"{\"placement\":7}",
 		"{\"placement\":7,\"port\":null,\"python\":null,\"restart\":null,"
-		"\"max_restarts\":null}",
+		"\"max_restarts\":null,\"replan\":null}",
 		" {\"max_restarts\":null,\"placement\":7} \n",
 	};
 	struct job_request r;
@@ -362,10 +377,12 @@ test_request_defaults(void **state)
 		assert_string_equal(r.python, JOB_DEFAULT_PYTHON);
 		assert_int_equal(r.restart, JOB_RESTART_ON_FAILURE);
 		assert_int_equal(r.max_restarts, JOB_DEFAULT_MAX_RESTARTS);
+		assert_int_equal(r.replan, JOB_REPLAN_NEVER);
 	}
 	assert_int_equal(req_decode("{\"placement\":9007199254740991,\"port\":1,\"python\":"
-	    "\"/usr/local/bin/python3.12\",\"restart\":\"never\",\"max_restarts\":0}", &r, err,
-	    sizeof(err)), 0);
+	    "\"/usr/local/bin/python3.12\",\"restart\":\"never\",\"max_restarts\":0,"
+	    "\"replan\":\"auto\"}", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.replan, JOB_REPLAN_AUTO);
 	assert_int_equal(r.placement, INT64_C(9007199254740991));
 	assert_int_equal(r.port, 1);
 	assert_string_equal(r.python, "/usr/local/bin/python3.12");
@@ -390,9 +407,10 @@ test_request_round_trip(void **state)
 	in.placement = 4;
 	in.restart = JOB_RESTART_COUNT;
 	in.max_restarts = -1;
+	in.replan = JOB_REPLAN_COUNT;
 	assert_non_null(s = job_request_encode(&in));
 	assert_string_equal(s, "{\"placement\":4,\"port\":null,\"python\":null,\"restart\":null,"
-	    "\"max_restarts\":null}");
+	    "\"max_restarts\":null,\"replan\":null}");
 	assert_int_equal(req_decode(s, &out, err, sizeof(err)), 0);
 	assert_int_equal(out.placement, 4);
 	assert_int_equal(out.port, 8080);
@@ -405,9 +423,11 @@ test_request_round_trip(void **state)
 	snprintf(in.python, sizeof(in.python), "/opt/homebrew/bin/python3");
 	in.restart = JOB_RESTART_NEVER;
 	in.max_restarts = 0;
+	in.replan = JOB_REPLAN_AUTO;
 	assert_non_null(s = job_request_encode(&in));
 	assert_string_equal(s, "{\"placement\":4,\"port\":9000,\"python\":"
-	    "\"/opt/homebrew/bin/python3\",\"restart\":\"never\",\"max_restarts\":0}");
+	    "\"/opt/homebrew/bin/python3\",\"restart\":\"never\",\"max_restarts\":0,"
+	    "\"replan\":\"auto\"}");
 	memset(&out, 0, sizeof(out));
 	assert_int_equal(req_decode(s, &out, err, sizeof(err)), 0);
 	assert_int_equal(out.placement, in.placement);
@@ -415,6 +435,7 @@ test_request_round_trip(void **state)
 	assert_string_equal(out.python, in.python);
 	assert_int_equal(out.restart, in.restart);
 	assert_int_equal(out.max_restarts, in.max_restarts);
+	assert_int_equal(out.replan, in.replan);
 	free(s);
 }
 
@@ -460,6 +481,8 @@ test_request_refused(void **state)
 	req_refused("{\"placement\":7,\"restart\":\"on_failure\"}",
 	    "restart: \"on_failure\" is not one of \"never\", \"on-failure\"");
 	req_refused("{\"placement\":7,\"restart\":false}", "restart: must be a string or null");
+	req_refused("{\"placement\":7,\"replan\":\"always\"}",
+	    "replan: \"always\" is not one of \"never\", \"auto\"");
 	req_refused("{\"placement\":7,\"python\":\"\"}",
 	    "python: empty string (an unknown value is null)");
 	req_refused("{\"placement\":7,\"python\":\" python3\"}",
@@ -477,12 +500,12 @@ test_request_refused(void **state)
 	snprintf(longpy, sizeof(longpy), "{\"placement\":7,\"python\":\"/%0300d\"}", 0);
 	req_refused(longpy, "python: longer than 255 bytes");
 	/* what a request does not have is refused, not ignored */
-	req_refused("{\"placement\":7,\"replan\":\"auto\"}", "replan: not a field of a job "
-	    "(placement, port, python, restart, max_restarts)");
+	req_refused("{\"placement\":7,\"server\":true}", "server: not a field of a job "
+	    "(placement, port, python, restart, max_restarts, replan)");
 	req_refused("{\"placement\":7,\"restart_policy\":\"never\"}", "restart_policy: not a "
-	    "field of a job (placement, port, python, restart, max_restarts)");
+	    "field of a job (placement, port, python, restart, max_restarts, replan)");
 	req_refused("{\"placement\":7,\"Port\":8080}", "Port: not a field of a job "
-	    "(placement, port, python, restart, max_restarts)");
+	    "(placement, port, python, restart, max_restarts, replan)");
 	req_refused("{\"placement\":7,\"placement\":8}", "the key \"placement\" is given twice");
 	req_refused("[7]", "the top level must be a JSON object");
 	req_refused("", "empty input");
