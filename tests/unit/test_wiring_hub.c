@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fixture_text.h"
 #include "macos_json.h"
 #include "wiring_fixture.h"
 
@@ -284,51 +285,31 @@ test_order_and_direct(void **state)
 }
 
 /*
- * The dock capture's shape through the darwin parser (the text of
- * tests/unit/test_macos_json.c's test_thunderbolt_via_hub: the public
- * fixture's trimmed entries with domain_uuid_key and the services put
- * back; here the Studio advertises the RDMA service too, as a direct
- * peer does in captures/omlx-plus, so that the hub is the only fault):
- * the Studio's receptacle 3 holds the ThunderBay Flex 8 with the MacBook
- * Pro nested under it, the MacBook Pro's receptacle 3 holds the Studio
- * directly.  The engine joins the two ends and says via-hub.
+ * The dock capture's shape through the darwin parser: the fixtures
+ * tests/fixtures/macos/system_profiler-thunderbolt-studio-via-dock.json
+ * and ...-macbook-to-dock.json (tests/unit/test_macos_json.c's
+ * test_thunderbolt_via_hub says where they come from).  The Studio's
+ * receptacle 3 holds the ThunderBay Flex 8 with the MacBook Pro nested
+ * under it, the MacBook Pro's receptacle 3 holds the Studio directly.
+ * Here the Studio advertises the RDMA service too (rdma_peer), as a direct
+ * peer does in captures/omlx-plus, so that the hub is the only fault.  The
+ * engine joins the two ends and says via-hub.
  */
-static const char studio_via_dock[] =
-    "{\"SPThunderboltDataType\": [ {"
-    " \"_name\": \"thunderboltusb4_bus_2\", \"device_name_key\": \"Mac Studio\","
-    " \"domain_uuid_key\": \"00000021-0000-4000-8000-000000000021\","
-    " \"receptacle_1_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\","
-    "   \"receptacle_id_key\": \"3\", \"receptacle_status_key\": \"receptacle_connected\"},"
-    " \"_items\": [ {"
-    "   \"_name\": \"ThunderBay Flex 8\", \"device_name_key\": \"ThunderBay Flex 8\","
-    "   \"mode_key\": \"thunderbolt_three\", \"route_string_key\": \"1\","
-    "   \"receptacle_2_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\"},"
-    "   \"receptacle_upstream_ambiguous_tag\": {\"current_speed_key\": \"40 Gb/s\","
-    "     \"link_status_key\": \"0x2\"},"
-    "   \"_items\": [ {\"_name\": \"MacBook Pro\", \"device_name_key\": \"Mac16,5\","
-    "     \"domain_uuid_key\": \"00000022-0000-4000-8000-000000000022\","
-    "     \"services_title\": [ {\"_name\": \"service_ip\", \"protocol_id_key\": 1},"
-    "       {\"_name\": \"unknown_xd_service\", \"protocol_id_key\": 64087} ] } ] } ] } ]}";
-static const char macbook_direct_to_dock[] =
-    "{\"SPThunderboltDataType\": [ {"
-    " \"_name\": \"thunderboltusb4_bus_2\", \"device_name_key\": \"MacBook Pro\","
-    " \"domain_uuid_key\": \"00000022-0000-4000-8000-000000000022\","
-    " \"receptacle_1_tag\": {\"current_speed_key\": \"40 Gb/s\", \"link_status_key\": \"0x2\","
-    "   \"receptacle_id_key\": \"3\", \"receptacle_status_key\": \"receptacle_connected\"},"
-    " \"_items\": [ {\"_name\": \"Mac Studio\", \"device_name_key\": \"Mac15,14\","
-    "   \"domain_uuid_key\": \"00000021-0000-4000-8000-000000000021\","
-    "   \"services_title\": [ {\"_name\": \"service_ip\", \"protocol_id_key\": 1},"
-    "     {\"_name\": \"unknown_xd_service\", \"protocol_id_key\": 64087} ] } ] } ]}";
 
 static void
-darwin_node(const char *json, const char *name, const char *iface, struct report *r,
-    struct wiring_node *n)
+darwin_node(const char *fixture, int rdma_peer, const char *name, const char *iface,
+    struct report *r, struct wiring_node *n)
 {
 	char err[256];
+	size_t len;
+	char *json = fx_fixture("macos", fixture, &len);
 
 	report_init(r);
-	assert_int_equal(macos_parse_thunderbolt(json, strlen(json), &r->thunderbolt, err,
+	assert_int_equal(macos_parse_thunderbolt(json, len, &r->thunderbolt, err,
 	    sizeof(err)), 0);
+	free(json);
+	if (rdma_peer)
+		r->thunderbolt.ports[0].peer.rdma_service = TRI_TRUE;
 	snprintf(r->thunderbolt.ports[0].interface, sizeof(r->thunderbolt.ports[0].interface),
 	    "%s", iface);
 	r->rdma.state = RDMA_STATE_ENABLED;
@@ -354,8 +335,11 @@ test_darwin_capture(void **state)
 	(void)state;
 	assert_non_null(rs);
 	assert_non_null(nodes);
-	darwin_node(studio_via_dock, "studio", "en4", &rs[0], &nodes[0]);
-	darwin_node(macbook_direct_to_dock, "macbook", "en4", &rs[1], &nodes[1]);
+	darwin_node("system_profiler-thunderbolt-studio-via-dock.json", 0, "studio", "en4",
+	    &rs[0], &nodes[0]);
+	darwin_node("system_profiler-thunderbolt-macbook-to-dock.json", 1, "macbook", "en4",
+	    &rs[1], &nodes[1]);
+	assert_int_equal(nodes[0].ports[0].peer_rdma_service, TRI_TRUE);
 	assert_int_equal(nodes[0].ports[0].via_hub, TRI_TRUE);
 	assert_string_equal(nodes[0].ports[0].hub, "ThunderBay Flex 8");
 	assert_int_equal(nodes[1].ports[0].via_hub, TRI_FALSE);
