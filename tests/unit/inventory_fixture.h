@@ -1,8 +1,8 @@
 /*
- * The fixture of the inventory's unit tests (test_inventory.c,
- * test_inventory_admin.c): a fresh inventory file in a temporary directory,
- * a full report of a Mac Studio, enrolment.  Header-only: each test file
- * includes it once.
+ * The fixture of the inventory's unit tests (test_inventory*.c,
+ * test_ingest.c, test_store.c): a fresh inventory file in a temporary
+ * directory, a full report of a Mac Studio, enrolment.  Header-only: each
+ * test file includes it once.
  */
 #ifndef TBMESH_INVENTORY_FIXTURE_H
 #define TBMESH_INVENTORY_FIXTURE_H

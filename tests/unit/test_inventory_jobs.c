@@ -24,62 +24,10 @@
 #include "inventory_db.h"
 #include "inventory_jobs.h"
 #include "inventory_placement.h"
+#include "inventory_fixture.h"
 
-#define T0 1763782800.0
-
-struct fx {
-	char dir[64];
-	char path[128];
-	struct inv *inv;
-	struct job a, b;    /* scratch: a job is several kilobytes */
-};
-
-static int
-setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	char err[256];
-
-	if (f == NULL)
-		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-invjob.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/inventory.db", f->dir);
-	if ((f->inv = inv_open(f->path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	struct fx *f = *state;
-	char p[160];
-
-	inv_close(f->inv);
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", f->path, sfx[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static void
-reopen(struct fx *f)
-{
-	char err[256];
-
-	inv_close(f->inv);
-	if ((f->inv = inv_open(f->path, err, sizeof(err))) == NULL)
-		fail_msg("reopen: %s", err);
-}
+/* Scratch: a job is several kilobytes. */
+static struct job job_a, job_b;
 
 /* A job of placement p as the runner makes it: starting, n ranks not yet started. */
 static void
@@ -179,38 +127,38 @@ test_add_get(void **state)
 {
 	struct fx *f = *state;
 
-	new_job(&f->a, 7, 2);
-	f->a.id = 99;   /* the inventory chooses */
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-	assert_true(f->a.id > 0 && f->a.id != 99);
-	memset(&f->b, 0x5a, sizeof(f->b));
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_job_equal(&f->a, &f->b);
+	new_job(&job_a, 7, 2);
+	job_a.id = 99;   /* the inventory chooses */
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+	assert_true(job_a.id > 0 && job_a.id != 99);
+	memset(&job_b, 0x5a, sizeof(job_b));
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_job_equal(&job_a, &job_b);
 	/* the nulls are the struct's, not zeros */
-	assert_int_equal(f->b.ranks[1].pid, 0);
-	assert_int_equal(f->b.ranks[1].alive, -1);
-	assert_int_equal(f->b.ranks[1].rss_bytes, -1);
-	assert_true(isnan(f->b.ranks[1].cpu_seconds));
-	assert_true(isnan(f->b.ranks[1].start_sent_at));
-	assert_true(isnan(f->b.probe_ok_at));
-	assert_string_equal(f->b.reason, "");
-	assert_string_equal(f->b.backend, "jaccl");
+	assert_int_equal(job_b.ranks[1].pid, 0);
+	assert_int_equal(job_b.ranks[1].alive, -1);
+	assert_int_equal(job_b.ranks[1].rss_bytes, -1);
+	assert_true(isnan(job_b.ranks[1].cpu_seconds));
+	assert_true(isnan(job_b.ranks[1].start_sent_at));
+	assert_true(isnan(job_b.probe_ok_at));
+	assert_string_equal(job_b.reason, "");
+	assert_string_equal(job_b.backend, "jaccl");
 
 	/* every field written, then read back */
-	started(&f->a);
-	f->a.state = JOB_HUNG;
-	snprintf(f->a.reason, sizeof(f->a.reason), "rank 1 burned 1.00 core while the probe "
+	started(&job_a);
+	job_a.state = JOB_HUNG;
+	snprintf(job_a.reason, sizeof(job_a.reason), "rank 1 burned 1.00 core while the probe "
 	    "got no answer for 6 s");
-	f->a.restarts = 2;
-	f->a.probe_ok_at = T0 + 12.125;
-	f->a.ranks[1].alive = 0;
-	f->a.ranks[1].rss_bytes = 0;
-	f->a.ranks[1].cpu_seconds = 0;
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_job_equal(&f->a, &f->b);
-	assert_int_equal(f->b.ranks[1].alive, 0);       /* false, not null */
-	assert_int_equal(f->b.ranks[1].rss_bytes, 0);
+	job_a.restarts = 2;
+	job_a.probe_ok_at = T0 + 12.125;
+	job_a.ranks[1].alive = 0;
+	job_a.ranks[1].rss_bytes = 0;
+	job_a.ranks[1].cpu_seconds = 0;
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_job_equal(&job_a, &job_b);
+	assert_int_equal(job_b.ranks[1].alive, 0);       /* false, not null */
+	assert_int_equal(job_b.ranks[1].rss_bytes, 0);
 }
 
 static void
@@ -218,15 +166,15 @@ test_not_found(void **state)
 {
 	struct fx *f = *state;
 
-	assert_int_equal(inv_job_get(f->inv, 1, &f->b), INV_NOTFOUND);
-	new_job(&f->a, 7, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id + 1, &f->b), INV_NOTFOUND);
-	f->a.id += 1;
-	assert_int_equal(inv_job_put(f->inv, &f->a), INV_NOTFOUND);
-	assert_int_equal(inv_job_set_want(f->inv, f->a.id, JOB_WANT_STOP, T0), INV_NOTFOUND);
-	assert_int_equal(inv_job_get(f->inv, f->a.id - 1, &f->b), 0);
-	assert_int_equal(f->b.want, JOB_WANT_RUN);
+	assert_int_equal(inv_job_get(f->inv, 1, &job_b), INV_NOTFOUND);
+	new_job(&job_a, 7, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id + 1, &job_b), INV_NOTFOUND);
+	job_a.id += 1;
+	assert_int_equal(inv_job_put(f->inv, &job_a), INV_NOTFOUND);
+	assert_int_equal(inv_job_set_want(f->inv, job_a.id, JOB_WANT_STOP, T0), INV_NOTFOUND);
+	assert_int_equal(inv_job_get(f->inv, job_a.id - 1, &job_b), 0);
+	assert_int_equal(job_b.want, JOB_WANT_RUN);
 }
 
 static void
@@ -241,15 +189,15 @@ test_list_newest_first(void **state)
 	assert_int_equal(n, 0);
 	free(l);
 	for (int i = 0; i < 3; i++) {
-		new_job(&f->a, 10 + i, i + 1);   /* 1, 2 and 3 ranks */
-		assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-		id[i] = f->a.id;
+		new_job(&job_a, 10 + i, i + 1);   /* 1, 2 and 3 ranks */
+		assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+		id[i] = job_a.id;
 	}
-	new_job(&f->a, 20, 0);               /* a job without ranks is listed too */
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
+	new_job(&job_a, 20, 0);               /* a job without ranks is listed too */
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
 	assert_int_equal(inv_job_list(f->inv, &l, &n), 0);
 	assert_int_equal(n, 4);
-	assert_int_equal(l[0].id, f->a.id);
+	assert_int_equal(l[0].id, job_a.id);
 	assert_int_equal(l[0].n_ranks, 0);
 	for (int i = 0; i < 3; i++) {
 		const struct job *j = &l[3 - i];
@@ -289,12 +237,12 @@ test_open(void **state)
 	int n = -1, k = 0;
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		new_job(&f->a, 100 + (int64_t)i, 2);
-		assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-		f->a.state = c[i].st;
-		assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-		assert_int_equal(inv_job_set_want(f->inv, f->a.id, c[i].want, T0 + 50), 0);
-		id[i] = f->a.id;
+		new_job(&job_a, 100 + (int64_t)i, 2);
+		assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+		job_a.state = c[i].st;
+		assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+		assert_int_equal(inv_job_set_want(f->inv, job_a.id, c[i].want, T0 + 50), 0);
+		id[i] = job_a.id;
 	}
 	assert_int_equal(inv_job_open(f->inv, &l, &n), 0);
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -318,58 +266,58 @@ test_put_ranks_and_want(void **state)
 {
 	struct fx *f = *state;
 
-	new_job(&f->a, 7, 3);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
+	new_job(&job_a, 7, 3);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
 
 	/* the operator's stop, while the runner holds a copy with want run */
-	assert_int_equal(inv_job_set_want(f->inv, f->a.id, JOB_WANT_STOP, T0 + 30), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.want, JOB_WANT_STOP);
-	assert_true(f->b.updated_at == T0 + 30);
-	started(&f->a);
-	assert_int_equal(f->a.want, JOB_WANT_RUN);
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.want, JOB_WANT_STOP);       /* kept */
-	assert_int_equal(f->b.generation, 1);              /* the rest written */
-	assert_int_equal(f->b.ranks[0].pid, 41213);
-	f->a.want = JOB_WANT_STOP;
-	assert_job_equal(&f->a, &f->b);
+	assert_int_equal(inv_job_set_want(f->inv, job_a.id, JOB_WANT_STOP, T0 + 30), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.want, JOB_WANT_STOP);
+	assert_true(job_b.updated_at == T0 + 30);
+	started(&job_a);
+	assert_int_equal(job_a.want, JOB_WANT_RUN);
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.want, JOB_WANT_STOP);       /* kept */
+	assert_int_equal(job_b.generation, 1);              /* the rest written */
+	assert_int_equal(job_b.ranks[0].pid, 41213);
+	job_a.want = JOB_WANT_STOP;
+	assert_job_equal(&job_a, &job_b);
 
 	/* set_want sets either way; put writes a stop */
-	assert_int_equal(inv_job_set_want(f->inv, f->a.id, JOB_WANT_RUN, T0 + 40), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.want, JOB_WANT_RUN);
-	f->a.state = JOB_STOPPING;
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.want, JOB_WANT_STOP);
-	assert_int_equal(f->b.state, JOB_STOPPING);
+	assert_int_equal(inv_job_set_want(f->inv, job_a.id, JOB_WANT_RUN, T0 + 40), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.want, JOB_WANT_RUN);
+	job_a.state = JOB_STOPPING;
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.want, JOB_WANT_STOP);
+	assert_int_equal(job_b.state, JOB_STOPPING);
 
 	/* the ranks are j's: fewer ranks leave none behind, a rank's nulls come back */
-	f->a.n_ranks = 2;
-	job_rank_init(&f->a.ranks[0]);
-	f->a.ranks[0].rank = 0;
-	snprintf(f->a.ranks[0].node, sizeof(f->a.ranks[0].node), "b1");
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.n_ranks, 2);
-	assert_string_equal(f->b.ranks[0].node, "b1");
-	assert_string_equal(f->b.ranks[0].host, "");
-	assert_int_equal(f->b.ranks[0].pid, 0);
-	assert_int_equal(f->b.ranks[0].alive, -1);
-	assert_true(isnan(f->b.ranks[0].start_sent_at));
-	assert_job_equal(&f->a, &f->b);
+	job_a.n_ranks = 2;
+	job_rank_init(&job_a.ranks[0]);
+	job_a.ranks[0].rank = 0;
+	snprintf(job_a.ranks[0].node, sizeof(job_a.ranks[0].node), "b1");
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.n_ranks, 2);
+	assert_string_equal(job_b.ranks[0].node, "b1");
+	assert_string_equal(job_b.ranks[0].host, "");
+	assert_int_equal(job_b.ranks[0].pid, 0);
+	assert_int_equal(job_b.ranks[0].alive, -1);
+	assert_true(isnan(job_b.ranks[0].start_sent_at));
+	assert_job_equal(&job_a, &job_b);
 
 	/* a rank given twice is refused, and the job's ranks are as they were */
-	f->a.n_ranks = 2;
-	f->a.ranks[1].rank = 0;
-	f->a.state = JOB_FAILED;
-	assert_int_equal(inv_job_put(f->inv, &f->a), INV_CONFLICT);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_int_equal(f->b.state, JOB_STOPPING);
-	assert_int_equal(f->b.n_ranks, 2);
-	assert_int_equal(f->b.ranks[1].rank, 1);
+	job_a.n_ranks = 2;
+	job_a.ranks[1].rank = 0;
+	job_a.state = JOB_FAILED;
+	assert_int_equal(inv_job_put(f->inv, &job_a), INV_CONFLICT);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_int_equal(job_b.state, JOB_STOPPING);
+	assert_int_equal(job_b.n_ranks, 2);
+	assert_int_equal(job_b.ranks[1].rank, 1);
 }
 
 static void
@@ -380,45 +328,45 @@ test_conflict(void **state)
 	int64_t first;
 	int n;
 
-	new_job(&f->a, 7, 2);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-	first = f->a.id;
+	new_job(&job_a, 7, 2);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+	first = job_a.id;
 	/* every state but stopped and failed holds the placement */
 	for (int st = 0; st < JOB_STATE_COUNT; st++) {
 		int held = st != JOB_STOPPED && st != JOB_FAILED;
 
-		f->a.id = first;
-		f->a.state = (enum job_state)st;
-		assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-		new_job(&f->b, 7, 2);
-		assert_int_equal(inv_job_add(f->inv, &f->b), held ? INV_CONFLICT : 0);
+		job_a.id = first;
+		job_a.state = (enum job_state)st;
+		assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+		new_job(&job_b, 7, 2);
+		assert_int_equal(inv_job_add(f->inv, &job_b), held ? INV_CONFLICT : 0);
 		if (held) {
-			assert_int_equal(f->b.id, 0);
+			assert_int_equal(job_b.id, 0);
 			continue;
 		}
 		/* the new one holds it now; let it go for the next round */
-		assert_true(f->b.id > first);
-		f->b.state = JOB_STOPPED;
-		assert_int_equal(inv_job_put(f->inv, &f->b), 0);
+		assert_true(job_b.id > first);
+		job_b.state = JOB_STOPPED;
+		assert_int_equal(inv_job_put(f->inv, &job_b), 0);
 	}
 	/* a refused add stored nothing; another placement is free */
 	assert_int_equal(inv_job_list(f->inv, &l, &n), 0);
 	assert_int_equal(n, 3);
 	free(l);
-	f->a.state = JOB_RUNNING;
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	new_job(&f->b, 8, 2);
-	assert_int_equal(inv_job_add(f->inv, &f->b), 0);
+	job_a.state = JOB_RUNNING;
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	new_job(&job_b, 8, 2);
+	assert_int_equal(inv_job_add(f->inv, &job_b), 0);
 
 	/* in the caller's transaction: refused, and the transaction goes on */
 	assert_int_equal(inv_begin(f->inv), 0);
-	new_job(&f->b, 7, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->b), INV_CONFLICT);
-	new_job(&f->b, 9, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->b), 0);
+	new_job(&job_b, 7, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_b), INV_CONFLICT);
+	new_job(&job_b, 9, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_b), 0);
 	assert_int_equal(inv_commit(f->inv), 0);
-	assert_int_equal(inv_job_get(f->inv, f->b.id, &f->a), 0);
-	assert_int_equal(f->a.placement, 9);
+	assert_int_equal(inv_job_get(f->inv, job_b.id, &job_a), 0);
+	assert_int_equal(job_a.placement, 9);
 }
 
 static void
@@ -428,13 +376,13 @@ test_rollback(void **state)
 	struct job *l = NULL;
 	int n = -1;
 
-	new_job(&f->a, 7, 2);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
+	new_job(&job_a, 7, 2);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
 	assert_int_equal(inv_begin(f->inv), 0);
-	started(&f->a);
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
-	new_job(&f->b, 8, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->b), 0);
+	started(&job_a);
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
+	new_job(&job_b, 8, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_b), 0);
 	inv_rollback(f->inv);
 	assert_int_equal(inv_job_list(f->inv, &l, &n), 0);
 	assert_int_equal(n, 1);
@@ -450,21 +398,21 @@ test_reopen(void **state)
 	struct fx *f = *state;
 	int64_t id;
 
-	new_job(&f->a, 7, 2);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-	id = f->a.id;
-	started(&f->a);
-	assert_int_equal(inv_job_put(f->inv, &f->a), 0);
+	new_job(&job_a, 7, 2);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+	id = job_a.id;
+	started(&job_a);
+	assert_int_equal(inv_job_put(f->inv, &job_a), 0);
 	assert_int_equal(inv_job_set_want(f->inv, id, JOB_WANT_STOP, T0 + 20), 0);
-	f->a.want = JOB_WANT_STOP;
-	f->a.updated_at = T0 + 20;
+	job_a.want = JOB_WANT_STOP;
+	job_a.updated_at = T0 + 20;
 	reopen(f);
-	assert_int_equal(inv_job_get(f->inv, id, &f->b), 0);
-	assert_job_equal(&f->a, &f->b);
+	assert_int_equal(inv_job_get(f->inv, id, &job_b), 0);
+	assert_job_equal(&job_a, &job_b);
 	/* the ids go on from the last one after a reopen */
-	new_job(&f->b, 8, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->b), 0);
-	assert_true(f->b.id > id);
+	new_job(&job_b, 8, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_b), 0);
+	assert_true(job_b.id > id);
 }
 
 /* Puts a job's start_sent_at, says so on fd, and waits to be killed. */
@@ -556,10 +504,10 @@ test_migration_from_10(void **state)
 	assert_int_equal(inv_schema_version(f->inv), inv_schema_latest());
 	assert_int_equal(inv_placement_get(f->inv, pid, &pl), 0);
 	free(pl.json);
-	new_job(&f->a, pid, 1);
-	assert_int_equal(inv_job_add(f->inv, &f->a), 0);
-	assert_int_equal(inv_job_get(f->inv, f->a.id, &f->b), 0);
-	assert_job_equal(&f->a, &f->b);
+	new_job(&job_a, pid, 1);
+	assert_int_equal(inv_job_add(f->inv, &job_a), 0);
+	assert_int_equal(inv_job_get(f->inv, job_a.id, &job_b), 0);
+	assert_job_equal(&job_a, &job_b);
 }
 
 int

@@ -16,47 +16,7 @@
 #include <cmocka.h>
 
 #include "inventory_placement.h"
-
-struct fx {
-	char dir[64];
-	char path[128];
-	struct inv *inv;
-};
-
-static int
-setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	char err[256];
-
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-invpl.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/inventory.db", f->dir);
-	if ((f->inv = inv_open(f->path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx *f = *state;
-	char p[160];
-
-	inv_close(f->inv);
-	static const char *sfx[] = { "", "-wal", "-shm" };
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", f->path, sfx[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
+#include "inventory_fixture.h"
 
 static int
 count_models(void *arg, const char *name, const char *json)

@@ -18,47 +18,12 @@
 #include "inventory.h"
 #include "prov_api.h"
 
-struct fix {
-	char dir[64], path[96];
-	struct inv *inv;
-};
-
-static int
-setup(void **state)
-{
-	struct fix *f = calloc(1, sizeof(*f));
-	char err[256];
-
-	snprintf(f->dir, sizeof(f->dir), "/tmp/tbmesh-prov-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/inv.db", f->dir);
-	f->inv = inv_open(f->path, err, sizeof(err));
-	assert_non_null(f->inv);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fix *f = *state;
-	char p[128];
-
-	inv_close(f->inv);
-	static const char *files[] = { "inv.db", "inv.db-wal", "inv.db-shm" };
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s/%s", f->dir, files[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
+#include "inventory_fixture.h"
 
 static void
 test_run_stored(void **state)
 {
-	struct fix *f = *state;
+	struct fx *f = *state;
 	struct prov_api_status *s = calloc(1, sizeof(*s)), *g = calloc(1, sizeof(*g));
 	struct prov_api_line l = { "macOS", "pass", "macOS 26.2 (25C56): 26.2 or later" };
 	struct prov_api_step st = { "pmset-sleep", "no system sleep", "applied",
@@ -120,7 +85,7 @@ test_run_stored(void **state)
 static void
 test_interrupted(void **state)
 {
-	struct fix *f = *state;
+	struct fx *f = *state;
 	struct prov_api_status *s = calloc(1, sizeof(*s));
 	int64_t running, done;
 
