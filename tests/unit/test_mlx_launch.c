@@ -21,12 +21,7 @@
 
 #include <cmocka.h>
 
-#include "placement.h"
-
-#define GIB (INT64_C(1) << 30)
-
-static struct place_input *in;
-static struct plan *plan;
+#include "place_fixture.h"
 
 /* A model every size 2..5 can split: 120 heads and 60 KV heads, 60 layers. */
 static struct catalog_model model;
@@ -70,44 +65,15 @@ cable_ip(int i, int j, char *out, size_t n)
 static void
 mesh(int n, int rdma)
 {
-	memset(in, 0, sizeof(*in));
-	snprintf(in->cluster, sizeof(in->cluster), "c%d", n);
-	for (int i = 0; i < n; i++) {
-		struct place_node *nd = &in->nodes[in->n_nodes++];
-		snprintf(nd->name, sizeof(nd->name), "mac%d", i + 1);
-		snprintf(nd->chip, sizeof(nd->chip), "Apple M3 Ultra");
-		nd->memory_bytes = 512 * GIB;
-		nd->available = 1;
-		snprintf(nd->lan_ipv4, sizeof(nd->lan_ipv4), "192.0.2.%d", 11 + i);
-		snprintf(nd->lan_from, sizeof(nd->lan_from), "en0, ethernet");
-	}
-	for (int a = 0; a < n; a++)
-		for (int b = a + 1; b < n; b++) {
-			struct place_link *l = &in->links[in->n_links++];
-			l->a = a;
-			l->b = b;
-			l->rdma_pass = rdma;
-			l->ip_ok = 1;
-			l->speed_gbps = 80;
-			/* receptacle k of a Mac is rdma_en(1+k); a's port toward b */
-			snprintf(l->dev_a, sizeof(l->dev_a), "rdma_en%d", 2 + b);
-			snprintf(l->dev_b, sizeof(l->dev_b), "rdma_en%d", 2 + a);
-			cable_ip(a, b, l->ipv4_a, sizeof(l->ipv4_a));
-			cable_ip(b, a, l->ipv4_b, sizeof(l->ipv4_b));
-			if (!rdma)
-				snprintf(l->problem, sizeof(l->problem), "rdma-off");
-		}
-}
+	char name[16];
 
-/* The Mac (input index) rank r runs on. */
-static int
-node_of(int r)
-{
-	for (int i = 0; i < in->n_nodes; i++)
-		if (strcmp(in->nodes[i].name, plan->ranks[r].node) == 0)
-			return i;
-	fail_msg("rank %d's node %s is not in the cluster", r, plan->ranks[r].node);
-	return -1;
+	snprintf(name, sizeof(name), "c%d", n);
+	pf_cluster(name);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "mac%d", i + 1);
+		pf_add_node(name, 512, "Apple M3 Ultra");
+	}
+	pf_full_mesh(rdma, 80);
 }
 
 /* Is addr one of node x's own addresses (its LAN one, or on one of its cables)? */
@@ -182,9 +148,9 @@ check_jaccl_common(void)
 
 	assert_true(plan->hosts[0].n_ips >= 1);
 	const char *coord = plan->hosts[0].ips[0];
-	assert_true(own(node_of(0), coord));                 /* rank 0 can bind it */
+	assert_true(own(pf_node_of(0), coord));                 /* rank 0 can bind it */
 	for (int r = 0; r < n; r++)
-		assert_true(reaches(node_of(r), coord));     /* every rank dials it */
+		assert_true(reaches(pf_node_of(r), coord));     /* every rank dials it */
 	for (int r = 0; r < n; r++)
 		assert_int_equal(plan->hosts[r].n_rdma[r], 0);
 	char want[64];
@@ -210,7 +176,7 @@ check_jaccl_mesh(void)
 				continue;
 			assert_true(plan->hosts[i].n_rdma[j] >= 1);
 			for (int k = 0; k < plan->hosts[i].n_rdma[j]; k++)
-				assert_true(device_toward(node_of(i), node_of(j),
+				assert_true(device_toward(pf_node_of(i), pf_node_of(j),
 				    plan->hosts[i].rdma[j][k]));
 		}
 }
@@ -231,7 +197,7 @@ check_jaccl_ring(void)
 				continue;
 			assert_int_equal(plan->hosts[i].n_rdma[j], neighbour ? width : 0);
 			for (int k = 0; k < plan->hosts[i].n_rdma[j]; k++)
-				assert_true(device_toward(node_of(i), node_of(j),
+				assert_true(device_toward(pf_node_of(i), pf_node_of(j),
 				    plan->hosts[i].rdma[j][k]));
 		}
 }
@@ -251,11 +217,11 @@ check_ring(void)
 
 	for (int r = 0; r < n; r++) {
 		const struct plan_host *h = &plan->hosts[r];
-		int left = node_of((r + n - 1) % n);
+		int left = pf_node_of((r + n - 1) % n);
 		assert_true(h->n_ips >= 1);
 		assert_int_equal(h->n_ips, plan->hosts[(r + 1) % n].n_ips);
 		for (int k = 0; k < h->n_ips; k++) {
-			assert_true(own(node_of(r), h->ips[k]));      /* r can bind it */
+			assert_true(own(pf_node_of(r), h->ips[k]));      /* r can bind it */
 			assert_true(reaches(left, h->ips[k]));        /* r-1 can dial it */
 		}
 		for (int j = 0; j < n; j++)
@@ -493,20 +459,8 @@ test_fast_synch_option(void **state)
 static int
 setup(void **state)
 {
-	(void)state;
 	make_model();
-	in = calloc(1, sizeof(*in));
-	plan = calloc(1, sizeof(*plan));
-	return in && plan ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	free(in);
-	free(plan);
-	return 0;
+	return pf_setup(state);
 }
 
 int
@@ -520,5 +474,5 @@ main(void)
 		cmocka_unit_test(test_launch_lines),
 		cmocka_unit_test(test_fast_synch_option),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, pf_teardown);
 }

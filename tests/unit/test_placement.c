@@ -17,90 +17,23 @@
 
 #include <cmocka.h>
 
-#include "placement.h"
+#include "place_fixture.h"
 
-#define GIB (INT64_C(1) << 30)
-
-static struct catalog_model *cat;
-static int ncat;
-static struct place_input *in;
-static struct plan *plan;
 static enum plan_runtime runtime;   /* plan_for's runtime: mlx-lm unless a test says */
-
-static int
-setup(void **state)
-{
-	char path[1024], err[512];
-	const char *top = getenv("TBMESH_TOP");
-
-	snprintf(path, sizeof(path), "%s/data/catalog.json", top ? top : ".");
-	if (catalog_load_file(path, &cat, &ncat, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	in = calloc(1, sizeof(*in));
-	plan = calloc(1, sizeof(*plan));
-	(void)state;
-	return in && plan ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-	free(cat);
-	free(in);
-	free(plan);
-	(void)state;
-	return 0;
-}
-
-static void
-add_node(const char *name, int64_t gib)
-{
-	struct place_node *n = &in->nodes[in->n_nodes++];
-
-	memset(n, 0, sizeof(*n));
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	snprintf(n->chip, sizeof(n->chip), "Apple M3 Ultra");
-	n->memory_bytes = gib * GIB;
-	n->available = 1;
-	snprintf(n->lan_ipv4, sizeof(n->lan_ipv4), "192.0.2.%d", (10 + in->n_nodes) & 0xff);
-	snprintf(n->lan_from, sizeof(n->lan_from), "en0, ethernet");
-}
-
-static void
-add_link(int a, int b, int rdma)
-{
-	struct place_link *l = &in->links[in->n_links++];
-
-	memset(l, 0, sizeof(*l));
-	l->a = a;
-	l->b = b;
-	l->rdma_pass = rdma;
-	l->ip_ok = 1;
-	l->speed_gbps = 80;
-	snprintf(l->dev_a, sizeof(l->dev_a), "rdma_en%d", 2 + b);
-	snprintf(l->dev_b, sizeof(l->dev_b), "rdma_en%d", 2 + a);
-	snprintf(l->ipv4_a, sizeof(l->ipv4_a), "169.254.%d.%d", a * 10 + b, 1);
-	snprintf(l->ipv4_b, sizeof(l->ipv4_b), "169.254.%d.%d", a * 10 + b, 2);
-	if (!rdma)
-		snprintf(l->problem, sizeof(l->problem), "rdma-off");
-}
 
 /* mesh4-studio; skip lists a pair left uncabled ({-1,-1}: none). */
 static void
 mesh4(int skip_a, int skip_b)
 {
-	memset(in, 0, sizeof(*in));
-	snprintf(in->cluster, sizeof(in->cluster), "studio4");
-	add_node("mac1", 512);
-	add_node("mac2", 512);
-	add_node("mac3", 256);
-	add_node("mac4", 256);
+	pf_cluster("studio4");
+	pf_add_node("mac1", 512, "Apple M3 Ultra");
+	pf_add_node("mac2", 512, "Apple M3 Ultra");
+	pf_add_node("mac3", 256, "Apple M3 Ultra");
+	pf_add_node("mac4", 256, "Apple M3 Ultra");
 	for (int a = 0; a < 4; a++)
 		for (int b = a + 1; b < 4; b++)
 			if (!(a == skip_a && b == skip_b))
-				add_link(a, b, 1);
+				pf_add_link(a, b, 1, 80);
 }
 
 static int
@@ -347,14 +280,14 @@ test_ring_order_and_missing_link(void **state)
 	runtime = PLAN_RT_EXO;   /* kimi's 61 layers: exo's split (mlx-lm's cannot) */
 	/* a ring mac1 - mac3 - mac2 - mac4 - mac1, no diagonals */
 	memset(in, 0, sizeof(*in));
-	add_node("mac1", 256);
-	add_node("mac2", 256);
-	add_node("mac3", 256);
-	add_node("mac4", 256);
-	add_link(0, 2, 1);
-	add_link(2, 1, 1);
-	add_link(1, 3, 1);
-	add_link(3, 0, 1);
+	pf_add_node("mac1", 256, "Apple M3 Ultra");
+	pf_add_node("mac2", 256, "Apple M3 Ultra");
+	pf_add_node("mac3", 256, "Apple M3 Ultra");
+	pf_add_node("mac4", 256, "Apple M3 Ultra");
+	pf_add_link(0, 2, 1, 80);
+	pf_add_link(2, 1, 1, 80);
+	pf_add_link(1, 3, 1, 80);
+	pf_add_link(3, 0, 1, 80);
 	assert_int_equal(plan_for("kimi-k2-thinking:4bit", PLAN_AUTO, 0, err, sizeof(err)), 0);
 	check_plan_shape("kimi-k2-thinking:4bit");
 	assert_int_equal(plan->strategy, PLAN_PIPELINE);
@@ -537,5 +470,5 @@ main(void)
 		cmocka_unit_test(test_every_reason),
 		cmocka_unit_test(test_two_cables),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pf_setup, pf_teardown);
 }

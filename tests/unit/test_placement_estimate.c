@@ -18,44 +18,10 @@
 
 #include <cmocka.h>
 
-#include "placement.h"
+#include "place_fixture.h"
 #include "placement_estimate.h"
-
-#define GIB (INT64_C(1) << 30)
 #define TOLERANCE 0.15          /* the bar for each calibration figure */
 #define CAL_CONTEXT 1024        /* the sources state none: placement_estimate.c */
-
-static struct catalog_model *cat;
-static int ncat;
-static struct place_input *in;
-static struct plan *plan;
-
-static int
-setup(void **state)
-{
-	char path[1024], err[512];
-	const char *top = getenv("TBMESH_TOP");
-
-	snprintf(path, sizeof(path), "%s/data/catalog.json", top ? top : ".");
-	if (catalog_load_file(path, &cat, &ncat, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	in = calloc(1, sizeof(*in));
-	plan = calloc(1, sizeof(*plan));
-	(void)state;
-	return in && plan ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-	free(cat);
-	free(in);
-	free(plan);
-	(void)state;
-	return 0;
-}
 
 /*
  * The first n of Geerling's four Studios (two 512 GB, then two 256 GB M3
@@ -65,29 +31,15 @@ static void
 studios(int n, const char *chip, double gbps)
 {
 	static const int64_t gib[] = { 512, 512, 256, 256 };
+	char name[16];
 
-	memset(in, 0, sizeof(*in));
-	snprintf(in->cluster, sizeof(in->cluster), "studio%d", n);
+	snprintf(name, sizeof(name), "studio%d", n);
+	pf_cluster(name);
 	for (int i = 0; i < n; i++) {
-		struct place_node *nd = &in->nodes[in->n_nodes++];
-		snprintf(nd->name, sizeof(nd->name), "mac%d", i + 1);
-		snprintf(nd->chip, sizeof(nd->chip), "%s", chip);
-		nd->memory_bytes = gib[i] * GIB;
-		nd->available = 1;
+		snprintf(name, sizeof(name), "mac%d", i + 1);
+		pf_add_node(name, gib[i], chip);
 	}
-	for (int a = 0; a < n; a++)
-		for (int b = a + 1; b < n; b++) {
-			struct place_link *l = &in->links[in->n_links++];
-			l->a = a;
-			l->b = b;
-			l->rdma_pass = 1;
-			l->ip_ok = 1;
-			l->speed_gbps = gbps;
-			snprintf(l->dev_a, sizeof(l->dev_a), "rdma_en%d", 2 + b);
-			snprintf(l->dev_b, sizeof(l->dev_b), "rdma_en%d", 2 + a);
-			snprintf(l->ipv4_a, sizeof(l->ipv4_a), "169.254.%d.1", a * 10 + b);
-			snprintf(l->ipv4_b, sizeof(l->ipv4_b), "169.254.%d.2", a * 10 + b);
-		}
+	pf_full_mesh(1, gbps);
 }
 
 /* tokens/s of model on every node of in, as strategy st under the runtime
@@ -327,5 +279,5 @@ main(void)
 		cmocka_unit_test(test_range_in_plan),
 		cmocka_unit_test(test_batch),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pf_setup, pf_teardown);
 }
