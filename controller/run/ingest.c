@@ -2,7 +2,9 @@
  * The writer thread: take the whole queue, store it in one transaction with
  * the lifecycle decisions each report implies, commit, answer.  Each report
  * is checked here, once, against its node as the registry has it when the
- * report's batch is written.
+ * report's batch is written, or, when an earlier report of the same node
+ * was stored in the same batch, as that report left it (so that the older
+ * of two reports in one batch is refused as it would be in two).
  */
 #include "ingest.h"
 
@@ -146,17 +148,22 @@ stored_lc(const struct ingest_item *it, enum lc_report_time when, const struct l
  * Store one report and what it changes, in the batch's transaction: 0 with
  * it->status 204 and the node's view after it in *lc_out, or 0 with the
  * refusal in it (nothing of it stored), or -1 when the inventory failed.
+ * prior: the node's view after an earlier report of the batch, or NULL.
  */
 static int
-store_one(struct ctrl *c, struct inv *inv, struct ingest_item *it, struct lc_node *lc_out)
+store_one(struct ctrl *c, struct inv *inv, struct ingest_item *it, const struct lc_node *prior,
+    struct lc_node *lc_out)
 {
 	struct reg_node n;
 	struct lc_result res;
 	enum lc_report_time when;
 
 	if ((it->status = ingest_node_check(c, it->node, it->hardware_uuid, &n, it->error,
-	    sizeof(it->error))) != 0 ||
-	    (it->status = ingest_report_time(&n.lc, it->node, it->sum.collected_at,
+	    sizeof(it->error))) != 0)
+		return 0;
+	if (prior != NULL)
+		n.lc = *prior;   /* an earlier report of this batch was stored */
+	if ((it->status = ingest_report_time(&n.lc, it->node, it->sum.collected_at,
 	    it->received_at, c->unreachable_after, &when, it->error, sizeof(it->error))) != 0)
 		return 0;
 	if (when == LC_REPORT_CURRENT)
@@ -185,7 +192,31 @@ struct batch {
 	struct ctrl *c;
 	struct ingest_item *items;
 	struct lc_node *lcs;         /* each stored item's node view after it */
+	struct ingest_item **stored; /* by node: the batch's last stored item (hashed) */
+	int *stored_at;              /* its index in lcs */
+	size_t slots;                /* a power of two, at least twice n */
 };
+
+static size_t
+name_hash(const char *s)
+{
+	size_t h = 2166136261u;      /* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of it's node among the batch's stored items (empty or its own). */
+static size_t
+stored_slot(const struct batch *b, const struct ingest_item *it)
+{
+	size_t k = name_hash(it->node) & (b->slots - 1);
+
+	while (b->stored[k] != NULL && strcmp(b->stored[k]->node, it->node) != 0)
+		k = (k + 1) & (b->slots - 1);
+	return k;
+}
 
 /* store_fn: every item of the batch; -1 rolls them all back. */
 static int
@@ -194,9 +225,18 @@ store_batch(struct inv *inv, void *arg)
 	struct batch *b = arg;
 	int i = 0;
 
-	for (struct ingest_item *it = b->items; it != NULL; it = it->next, i++)
-		if (store_one(b->c, inv, it, &b->lcs[i]) == -1)
+	memset(b->stored, 0, b->slots * sizeof(*b->stored));
+	for (struct ingest_item *it = b->items; it != NULL; it = it->next, i++) {
+		size_t k = stored_slot(b, it);
+		const struct lc_node *prior = b->stored[k] ? &b->lcs[b->stored_at[k]] : NULL;
+
+		if (store_one(b->c, inv, it, prior, &b->lcs[i]) == -1)
 			return -1;
+		if (it->status == 204) {
+			b->stored[k] = it;
+			b->stored_at[k] = i;
+		}
+	}
 	return 0;
 }
 
@@ -208,9 +248,15 @@ store_batch(struct inv *inv, void *arg)
 static void
 write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 {
-	struct batch b = { c, batch, calloc((size_t)n, sizeof(*b.lcs)) };
-	int ok = b.lcs != NULL && store_txn(&c->store, store_batch, &b) == 0;
-	int i = 0;
+	struct batch b = { c, batch, calloc((size_t)n, sizeof(*b.lcs)), NULL, NULL, 16 };
+	int ok, i = 0;
+
+	while (b.slots < 2 * (size_t)n)
+		b.slots *= 2;
+	b.stored = calloc(b.slots, sizeof(*b.stored));
+	b.stored_at = calloc(b.slots, sizeof(*b.stored_at));
+	ok = b.lcs != NULL && b.stored != NULL && b.stored_at != NULL &&
+	    store_txn(&c->store, store_batch, &b) == 0;
 
 	for (struct ingest_item *it = batch, *next; it != NULL; it = next, i++) {
 		next = it->next;
@@ -227,6 +273,8 @@ write_batch(struct ctrl *c, struct ingest_item *batch, int n)
 	}
 	atomic_fetch_add(&c->ctr.batches, 1);
 	free(b.lcs);
+	free(b.stored);
+	free(b.stored_at);
 }
 
 /*

@@ -262,6 +262,42 @@ test_order_is_the_writers(void **state)
 		sent_free(x, &s[i]);
 }
 
+/*
+ * Two reports of one node in one batch: the second is checked against what
+ * the first stored, not against the registry as it was before the batch
+ * (an older second report would otherwise be stored over the newer one).
+ * The writer lingers INGEST_LINGER_US for more items, so two submitted at
+ * once share a batch; every round checks the rule, and at least one round
+ * must have shared a batch for the test to have tested it.
+ */
+static void
+test_order_within_a_batch(void **state)
+{
+	struct ifx *x = *state;
+	struct reg_node n;
+	struct sent s[2];
+	int shared = 0, answered = 0;
+
+	for (int r = 0; r < 20; r++) {
+		double t = T0 + 100 + 10 * r;
+		uint64_t before = atomic_load(&x->c.ctr.batches);
+
+		submit(x, &s[0], "mac1", UUID_A, t, t + 1);
+		submit(x, &s[1], "mac1", UUID_A, t - 5, t + 1);
+		wait_answered(x, answered += 2);
+		assert_int_equal(s[0].it->status, 204);
+		assert_int_equal(s[1].it->status, 409);
+		assert_non_null(strstr(s[1].it->error, "is older than node mac1's latest"));
+		reg_state(x, &n);
+		assert_true(n.lc.last_collected_at == t);
+		shared += atomic_load(&x->c.ctr.batches) - before == 1;
+		for (int i = 0; i < 2; i++)
+			sent_free(x, &s[i]);
+	}
+	print_message("%d of 20 rounds had both reports in one batch\n", shared);
+	assert_true(shared > 0);
+}
+
 struct pending_mac2 {
 	struct fx *f;
 	struct inv_node_key key;
@@ -379,6 +415,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refusals_store_nothing, ifx_setup,
 		    ifx_teardown),
 		cmocka_unit_test_setup_teardown(test_order_is_the_writers, ifx_setup,
+		    ifx_teardown),
+		cmocka_unit_test_setup_teardown(test_order_within_a_batch, ifx_setup,
 		    ifx_teardown),
 		cmocka_unit_test_setup_teardown(test_accepted_then_reported, ifx_setup,
 		    ifx_teardown),
