@@ -59,8 +59,10 @@ ctrl_apply_store(struct ctrl *c, const struct reg_node *n, const struct lc_resul
 		ctrl_event(c, now, actor, n->name, res->what, res->event_reason);
 	if (res->what2[0])
 		ctrl_event(c, now, actor, n->name, res->what2, res->event_reason2);
-	if (res->state != n->lc.state)
+	if (res->state != n->lc.state) {
 		placement_node_lost(c, n->name, res->state, now);
+		placement_node_back(c, n->name, res->state, now);
+	}
 	return 0;
 }
 

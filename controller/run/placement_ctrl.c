@@ -246,3 +246,25 @@ placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double
 	}
 	free(ids);
 }
+
+void
+placement_node_back(struct ctrl *c, const char *node, enum node_state st, double now)
+{
+	int64_t *ids = NULL;
+	int n = 0;
+	char reason[API_REASON_MAX + 1], what[64];
+
+	if (st != NODE_READY)
+		return;
+	if (inv_placements_back_on_node(c->store.inv, node, &ids, &n) != 0)
+		return;
+	snprintf(reason, sizeof(reason), "%s is ready again, and every node of it is ready",
+	    node);
+	for (int i = 0; i < n; i++) {
+		if (inv_placement_set_state(c->store.inv, ids[i], "active", NULL) != 0)
+			continue;
+		snprintf(what, sizeof(what), "placement %lld active again", (long long)ids[i]);
+		ctrl_event(c, now, "controller", node, what, reason);
+	}
+	free(ids);
+}

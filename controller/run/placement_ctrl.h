@@ -2,7 +2,7 @@
  * Placement in the controller: the catalog it serves, the planner's input
  * built from the inventory (nodes, their latest reports, what placements
  * hold) and the cluster's links, and placements marked degraded when one of
- * their nodes is lost.  Functions here that read or write the inventory
+ * their nodes is lost, active again when it is back.  Functions here that read or write the inventory
  * are called with the store's lock held (from a store_with/store_txn
  * function), but where they say otherwise.
  */
@@ -38,6 +38,13 @@ int placement_make(struct ctrl *c, const struct plan_request *req, int64_t excep
  * placements with a rank on it degraded, with an event each.
  */
 void placement_node_lost(struct ctrl *c, const char *node, enum node_state st, double now);
+/*
+ * A node is back (now st, NODE_READY): the placements node_lost made
+ * degraded on it whose nodes are all ready are active again, with an
+ * event each (a job waiting on one starts again).  What a rollout stopped
+ * stays for the rollout's end to restore.
+ */
+void placement_node_back(struct ctrl *c, const char *node, enum node_state st, double now);
 
 /*
  * placement_rollout.c: placements during OS update campaign camp.  A

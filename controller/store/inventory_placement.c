@@ -252,6 +252,24 @@ inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
 }
 
 int
+inv_placements_back_on_node(struct inv *inv, const char *node, int64_t **ids, int *n)
+{
+	/* degraded without a rollout: by a lost node (placement_node_lost) */
+	sqlite3_stmt *s = INV_PREPARE(inv, "SELECT p.id FROM placements p JOIN placement_nodes pn "
+	    "ON pn.placement_id = p.id WHERE pn.node = ? AND p.state = 'degraded' AND "
+	    "p.rollout_id IS NULL AND NOT EXISTS (SELECT 1 FROM placement_nodes pn2 WHERE "
+	    "pn2.placement_id = p.id AND NOT EXISTS (SELECT 1 FROM nodes nd WHERE "
+	    "nd.name = pn2.node AND nd.state = 'ready')) ORDER BY p.id");
+
+	*ids = NULL;
+	*n = 0;
+	if (s == NULL)
+		return -1;
+	inv_bind_text(s, 1, node);
+	return read_ids(inv, s, ids, n);
+}
+
+int
 inv_placements_to_stop(struct inv *inv, const char *cluster, const char *node,
     int64_t rollout_id, int64_t **ids, int *n)
 {

@@ -49,6 +49,12 @@ int inv_placement_set_state(struct inv *inv, int64_t id, const char *state,
 int64_t inv_placement_reserved(struct inv *inv, const char *node, int64_t except);
 /* Ids of the active placements with a rank on node; *ids malloc'd. */
 int inv_placements_on_node(struct inv *inv, const char *node, int64_t **ids, int *n);
+/*
+ * Ids of the placements with a rank on node that a lost node made degraded
+ * (no rollout stopped them) and whose nodes are all ready now; *ids
+ * malloc'd.
+ */
+int inv_placements_back_on_node(struct inv *inv, const char *node, int64_t **ids, int *n);
 
 /*
  * Placements an OS update campaign must stop: those of cluster with a rank

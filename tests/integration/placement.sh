@@ -125,11 +125,17 @@ check_jq "with an event" "$TMP/ev.json" "[.events[] | select(.what == \"placemen
 "$CTL" placement replan "$id" --json >"$TMP/replan.json"
 check_jq "replan proposes a plan without the cordoned node" "$TMP/replan.json" \
 	'.id == null and .state == "proposed" and ([.ranks[].node] | index("mac4") == null)'
+# the node back: the placement it degraded is active again, with an event
+"$CTL" node uncordon mac4 >/dev/null
+check_jq "uncordoned, the placement is active again" <("$CTL" placement show "$id" --json) \
+	'.state == "active" and (.reason // "") == ""'
+"$CTL" events --json >"$TMP/ev.json"
+check_jq "with an event naming the node" "$TMP/ev.json" \
+	"[.events[] | select(.what == \"placement $id active again\" and .node == \"mac4\" and (.reason | test(\"mac4 is ready again\")))] | length == 1"
 check "placement remove" "$CTL" placement remove "$id"
 check_jq "the list is empty again" <("$CTL" placements --json) '.placements == []'
 "$CTL" placement show "$id" >/dev/null 2>"$TMP/err"; rc=$?
 check_eq "a removed placement is gone (status 1)" 1 $rc
-"$CTL" node uncordon mac4 >/dev/null
 
 # models add: a bad file is refused naming the field; a good one is listed
 jq '.models[] | select(.name == "llama-3.3-70b") | .name = "my-llama" | .layers = 81' "$TMP/models.json" >"$TMP/bad-model.json"
