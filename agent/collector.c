@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobprocs.h"
 #include "version.h"
 
 static const struct backend *const backends[] = {
@@ -57,5 +58,7 @@ collector_run(const struct backend *b, const struct collect_opts *o, struct repo
 		REPORT_SET(r->node.hostname, o->name);
 	if (o->listen != NULL)
 		REPORT_SET(r->agent.listen, o->listen);
+	if (rc == 0)
+		jobprocs_collect(o->jobs_dir, o->cmd_timeout_ms, o->now, r);
 	return rc;
 }

@@ -27,6 +27,7 @@ struct collect_opts {
 	double interval;         /* seconds between collections (power sampling window) */
 	double topology_interval; /* darwin: seconds between topology reads; 0: 60 */
 	const char *listen;      /* agent.listen: where /metrics is served; NULL: nowhere */
+	const char *jobs_dir;    /* the jobs' pid files (jobprocs.h); NULL: jobs not read */
 	/*
 	 * What the backend keeps from one collection to the next
 	 * (collector_state_new()); NULL: none, every source is read afresh.
@@ -65,8 +66,8 @@ void darwin_state_free(struct darwin_state *st);
 
 /*
  * Collect one report with backend b: report_init(r), b->collect(), then the
- * common fields (collected_at, agent_version, --name, agent.listen).  Returns b->collect's
- * result.
+ * common fields (collected_at, agent_version, --name, agent.listen) and the jobs'
+ * processes (jobprocs.h), whatever the backend.  Returns b->collect's result.
  */
 int collector_run(const struct backend *b, const struct collect_opts *o, struct report *r);
 

@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "httpd.h"
 #include "log.h"
+#include "ps_line.h"
 
 const char agent_usage[] =
 "usage: tbagentd [options]\n"
@@ -56,6 +57,9 @@ const char agent_usage[] =
 "  --state-dir DIR            where the node token is kept (default\n"
 "                             " AGENT_DEFAULT_STATE_DIR ")\n"
 "  --ca-file FILE             CA certificate that signs the controller's\n"
+"  --jobs-dir DIR             where the controller leaves its jobs' pid files,\n"
+"                             whose processes each report lists (default\n"
+"                             " JOB_DIR_DEFAULT "; \"none\": not read)\n"
 "  -f CONFIG                  configuration file (key = value; keys are the\n"
 "                             long option names)\n"
 "  -n                         check the configuration and exit\n"
@@ -96,6 +100,7 @@ config_set(struct agent_config *c, const char *key, const char *v, char *err, si
 		{ "bootstrap-token-file", offsetof(struct agent_config, bootstrap_token_file) },
 		{ "state-dir", offsetof(struct agent_config, state_dir) },
 		{ "ca-file", offsetof(struct agent_config, ca_file) },
+		{ "jobs-dir", offsetof(struct agent_config, jobs_dir) },
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -170,6 +175,7 @@ static const struct option longopts[] = {
 	{ "bootstrap-token-file", required_argument, NULL, 'B' },
 	{ "state-dir", required_argument, NULL, 'S' },
 	{ "ca-file", required_argument, NULL, 'C' },
+	{ "jobs-dir", required_argument, NULL, 'J' },
 	{ "syslog", no_argument, NULL, 'y' },
 	{ "log-level", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
@@ -348,6 +354,11 @@ config_validate(const struct agent_config *c, char *err, size_t errlen)
 	}
 	if (config_check_name(c, err, errlen) == -1 || config_check_enrol(c, err, errlen) == -1)
 		return -1;
+	if (c->jobs_dir != NULL && c->jobs_dir[0] != '/' && strcmp(c->jobs_dir, "none") != 0) {
+		snprintf(err, errlen, "jobs-dir: \"%s\" is not an absolute path or \"none\"",
+		    c->jobs_dir);
+		return -1;
+	}
 	if (config_check_path("scenario", c->scenario, "file", err, errlen) == -1 ||
 	    config_check_path("root", c->root, "dir", err, errlen) == -1 ||
 	    config_check_path("ca-file", c->ca_file, "file", err, errlen) == -1)
@@ -360,10 +371,18 @@ config_free(struct agent_config *c)
 {
 	char **strs[] = { &c->config_file, &c->backend, &c->name, &c->root, &c->scenario,
 		&c->node, &c->listen, &c->controller, &c->bootstrap_token_file, &c->state_dir,
-		&c->ca_file };
+		&c->ca_file, &c->jobs_dir };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
+}
+
+const char *
+config_jobs_dir(const struct agent_config *c)
+{
+	if (c->jobs_dir == NULL)
+		return JOB_DIR_DEFAULT;
+	return strcmp(c->jobs_dir, "none") == 0 || c->jobs_dir[0] == '\0' ? NULL : c->jobs_dir;
 }

@@ -2,7 +2,7 @@
  * tbagentd's configuration: a file of "key = value" lines (keys are the long
  * option names: backend, name, root, scenario, node, interval, listen,
  * controller, bootstrap-token-file, state-dir, ca-file, command-timeout,
- * topology-interval,
+ * topology-interval, jobs-dir,
  * max-connections, max-connections-per-client, request-deadline,
  * idle-timeout, log, log-level; '#' starts a comment) and command-line
  * flags, which win over the file.  Strings are owned by the struct:
@@ -43,6 +43,7 @@ struct agent_config {
 	char *bootstrap_token_file;
 	char *state_dir;
 	char *ca_file;
+	char *jobs_dir;           /* the jobs' pid files; NULL: JOB_DIR_DEFAULT; "none": not read */
 	int use_syslog;
 	int log_level;            /* enum log_level */
 	int once;                 /* --once */
@@ -60,6 +61,9 @@ int config_reload(struct agent_config *c, int argc, char **argv, char *err, size
 int config_validate(const struct agent_config *c, char *err, size_t errlen);
 
 void config_free(struct agent_config *c);
+
+/* Where the jobs' pid files are read (jobprocs.h), NULL when not at all. */
+const char *config_jobs_dir(const struct agent_config *c);
 
 /* The usage text for --help. */
 extern const char agent_usage[];

@@ -189,6 +189,7 @@ fill_opts(const struct agent_config *c, struct collect_opts *o)
 	o->cmd_timeout_ms = (int)(c->cmd_timeout * 1000);
 	o->interval = c->interval;
 	o->topology_interval = c->topology_interval;
+	o->jobs_dir = config_jobs_dir(c);
 	o->now = now_wall();
 }
 

@@ -151,6 +151,7 @@ render_sections(struct out *o, const struct report *r)
 		[REPORT_SEC_POWER] = r->power.source[0] != '\0',
 		[REPORT_SEC_THERMAL] = !isnan(r->thermal.cpu_celsius) ||
 		    !isnan(r->thermal.gpu_celsius),
+		[REPORT_SEC_JOBS] = r->jobs.n_processes >= 0,
 	};
 
 	family(o, "tbmesh_report_section_timestamp_seconds", "gauge",

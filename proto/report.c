@@ -80,6 +80,15 @@ report_netif_init(struct report_netif *n)
 }
 
 void
+report_job_proc_init(struct report_job_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->generation = REPORT_NULL_I64;
+	p->cpu_seconds = NAN;
+	p->rss_bytes = REPORT_NULL_I64;
+}
+
+void
 report_init(struct report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -101,6 +110,8 @@ report_init_fields(struct report *r)
 	r->rdma.state = RDMA_STATE_UNKNOWN;
 	r->rdma.n_devices = -1;
 	r->network.n_interfaces = -1;
+	r->jobs.n_processes = -1;
+	r->jobs.collected_at = NAN;
 
 	struct report_memory *m = &r->memory;
 	m->total_bytes = m->free_bytes = m->active_bytes = REPORT_NULL_I64;
@@ -260,7 +271,7 @@ report_section_time(const struct report *r, double section)
 }
 
 static const char *const section_names[REPORT_SECTIONS] = {
-	"node", "thunderbolt", "rdma", "network", "memory", "power", "thermal",
+	"node", "thunderbolt", "rdma", "network", "memory", "power", "thermal", "jobs",
 };
 
 const char *
@@ -280,6 +291,7 @@ report_section_at(const struct report *r, enum report_section s)
 	case REPORT_SEC_MEMORY: return r->memory.collected_at;
 	case REPORT_SEC_POWER: return r->power.collected_at;
 	case REPORT_SEC_THERMAL: return r->thermal.collected_at;
+	case REPORT_SEC_JOBS: return r->jobs.collected_at;
 	case REPORT_SECTIONS: break;
 	}
 	return NAN;

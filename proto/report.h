@@ -27,6 +27,12 @@
 #define REPORT_MEMBERS_MAX 16     /* bridge0 members */
 #define REPORT_DEVICES_MAX 16     /* RDMA devices */
 #define REPORT_NETIFS_MAX 16      /* network.interfaces */
+#define REPORT_JOB_PROCS_MAX 64   /* jobs.processes: the ranks' processes on a node */
+#define REPORT_JOB_ID_MAX (INT64_C(1) << 53)
+#define REPORT_JOB_RANK_MAX 1023
+#define REPORT_PID_MAX INT64_C(4194304)  /* above Linux's pid_max limit and macOS's 99998 */
+#define REPORT_CPU_SECONDS_MAX 1e10     /* some 300 years of one core */
+#define REPORT_JOB_STAT_MAX 7
 #define REPORT_ERRORS_MAX 32
 #define REPORT_ERRSRC_MAX 31
 #define REPORT_ERRMSG_MAX 255
@@ -189,6 +195,31 @@ struct report_agent {
 				     "" null: not serving */
 };
 
+/*
+ * The processes of the jobs the controller started on the node (an
+ * addition to the schema: DESIGN.md, "Additions"; issue 20): for each pid
+ * file job<ID>/rank<R>.pid under the agent's --jobs-dir, what one
+ * `ps -o pid=,stat=,time=,rss= -p LIST` says of that pid (proto/ps_line.h).
+ * alive 0: the process is gone, or a zombie; stat, cpu_seconds and
+ * rss_bytes are then null (a zombie keeps its stat "Z").
+ */
+struct report_job_proc {
+	int64_t job;              /* the job's id, >= 1 */
+	int rank;                 /* 0..REPORT_JOB_RANK_MAX */
+	int64_t generation;       /* from rank<R>.gen; REPORT_NULL_I64: no such file */
+	int64_t pid;              /* from rank<R>.pid, >= 1 */
+	int alive;                /* 1, 0 */
+	char stat[REPORT_JOB_STAT_MAX + 1];  /* ps's: "R+", "S", "U"; "" null */
+	double cpu_seconds;       /* cumulative, user + system; NAN */
+	int64_t rss_bytes;        /* REPORT_NULL_I64 */
+};
+
+struct report_jobs {
+	int n_processes;          /* -1: not read (an older agent, or it failed) */
+	struct report_job_proc processes[REPORT_JOB_PROCS_MAX];
+	double collected_at;
+};
+
 struct report_error {
 	char source[REPORT_ERRSRC_MAX + 1];
 	char message[REPORT_ERRMSG_MAX + 1];
@@ -197,7 +228,7 @@ struct report_error {
 /*
  * Sections (an addition: DESIGN.md, "Additions"): an agent reads each
  * source on its own cadence, so node, thunderbolt, rdma, network, memory,
- * power and thermal each carry the unix time their values were read,
+ * power, thermal and jobs each carry the unix time their values were read,
  * collected_at, which is never later than the report's.  NAN (null): read
  * with the report, at its collected_at (every older agent).  Use
  * report_section_time() rather than the field.
@@ -212,6 +243,7 @@ struct report {
 	struct report_power power;
 	struct report_thermal thermal;
 	struct report_agent agent;
+	struct report_jobs jobs;
 	int n_errors;
 	struct report_error errors[REPORT_ERRORS_MAX];
 };
@@ -225,6 +257,7 @@ void report_init_fields(struct report *r);
 void report_port_init(struct report_port *p);
 void report_rdma_device_init(struct report_rdma_device *d);
 void report_netif_init(struct report_netif *n);
+void report_job_proc_init(struct report_job_proc *p);
 
 /*
  * Record a collection failure.  Both strings are truncated to fit; when the
@@ -285,7 +318,7 @@ int report_lan_ipv4(const struct report *r, char *ip, size_t iplen, char *iface,
 /* The sections that carry a collected_at, in the report's order. */
 enum report_section { REPORT_SEC_NODE, REPORT_SEC_THUNDERBOLT, REPORT_SEC_RDMA,
 	REPORT_SEC_NETWORK, REPORT_SEC_MEMORY, REPORT_SEC_POWER, REPORT_SEC_THERMAL,
-	REPORT_SECTIONS };
+	REPORT_SEC_JOBS, REPORT_SECTIONS };
 /* "node", "thunderbolt" ... as the schema names the section's object. */
 const char *report_section_name(enum report_section s);
 /* The section's own collected_at (NAN: null, read with the report). */

@@ -81,6 +81,26 @@ netif_init(void *n)
 	report_netif_init(n);
 }
 
+static void
+job_proc_init(void *p)
+{
+	report_job_proc_init(p);
+}
+
+/* A stat as ps prints it: a state letter, then flags, all printable. */
+static int
+check_stat(struct json_dec *d, const struct json_path *p, const void *v)
+{
+	const char *s = v;
+
+	if (!(s[0] >= 'A' && s[0] <= 'Z'))
+		return json_dec_fail(d, p, "\"%.16s\" does not start with a state letter", s);
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return json_dec_fail(d, p, "has a character ps does not print");
+	return 0;
+}
+
 /* ---- the tables, innermost first ---- */
 
 #define STR(t, m) JSON_STR(t, m, 0)
@@ -212,6 +232,28 @@ static const struct json_field agent_fields[] = {
 	JSON_END,
 };
 
+static const struct json_field job_proc_fields[] = {
+	JSON_I64(struct report_job_proc, job, 1, (double)REPORT_JOB_ID_MAX, JF_VALUE),
+	{ .key = "rank", .type = JT_INT, .flags = JF_VALUE,
+	  .off = offsetof(struct report_job_proc, rank), .lo = 0, .hi = REPORT_JOB_RANK_MAX },
+	JSON_I64(struct report_job_proc, generation, 0, (double)REPORT_JOB_ID_MAX, 0),
+	JSON_I64(struct report_job_proc, pid, 1, (double)REPORT_PID_MAX, JF_VALUE),
+	{ .key = "alive", .type = JT_BOOL, .flags = JF_VALUE,
+	  .off = offsetof(struct report_job_proc, alive) },
+	{ .key = "stat", .type = JT_STR, .off = offsetof(struct report_job_proc, stat),
+	  .size = JSON_MSIZE(struct report_job_proc, stat), .check = check_stat },
+	DBL(struct report_job_proc, cpu_seconds, 0, REPORT_CPU_SECONDS_MAX),
+	BYTES(struct report_job_proc, rss_bytes),
+	JSON_END,
+};
+
+static const struct json_field jobs_fields[] = {
+	JSON_ARRAY(struct report_jobs, processes, n_processes, job_proc_fields, job_proc_init,
+	    NULL),
+	TIME(struct report_jobs, collected_at),
+	JSON_END,
+};
+
 static const struct json_field error_fields[] = {
 	STR(struct report_error, source),
 	STR(struct report_error, message),
@@ -229,6 +271,7 @@ const struct json_field report_fields[] = {
 	JSON_OBJECT(struct report, power, power_fields),
 	JSON_OBJECT(struct report, thermal, thermal_fields),
 	JSON_OBJECT(struct report, agent, agent_fields),
+	JSON_OBJECT(struct report, jobs, jobs_fields),
 	JSON_ARRAY(struct report, errors, n_errors, error_fields, NULL, NULL),
 	JSON_END,
 };

@@ -50,6 +50,7 @@ reinit(struct report *r)
 	size_t nm = used(r->thunderbolt.bridge.n_members, REPORT_MEMBERS_MAX);
 	size_t nd = used(r->rdma.n_devices, REPORT_DEVICES_MAX);
 	size_t ni = used(r->network.n_interfaces, REPORT_NETIFS_MAX);
+	size_t nj = used(r->jobs.n_processes, REPORT_JOB_PROCS_MAX);
 	size_t ne = used(r->n_errors, REPORT_ERRORS_MAX);
 
 	ZERO_SPAN(r, 0, offsetof(struct report, thunderbolt.ports));
@@ -63,7 +64,10 @@ reinit(struct report *r)
 	ZERO_SPAN(r, END_OF(struct report, rdma.devices),
 	    offsetof(struct report, network.interfaces));
 	memset(r->network.interfaces, 0, ni * sizeof(r->network.interfaces[0]));
-	ZERO_SPAN(r, END_OF(struct report, network.interfaces), offsetof(struct report, errors));
+	ZERO_SPAN(r, END_OF(struct report, network.interfaces),
+	    offsetof(struct report, jobs.processes));
+	memset(r->jobs.processes, 0, nj * sizeof(r->jobs.processes[0]));
+	ZERO_SPAN(r, END_OF(struct report, jobs.processes), offsetof(struct report, errors));
 	memset(r->errors, 0, ne * sizeof(r->errors[0]));
 	ZERO_SPAN(r, END_OF(struct report, errors), sizeof(*r));
 	report_init_fields(r);

@@ -514,6 +514,101 @@ test_section_times(void **state)
 	free(r);
 }
 
+/*
+ * The jobs section (issue 20): the processes of the jobs' pid files, read
+ * back as written; absent (an older agent) it is null; nonsense refused.
+ */
+#define JOBS_HDR "{\"schema\":\"tbmesh.report/1\",\"collected_at\":100,\"jobs\":"
+static void
+test_jobs_section(void **state)
+{
+	struct report *r = report_new(), *back = report_new();
+	char err[256] = "", *json;
+	int unknown = -1;
+
+	(void)state;
+	r->collected_at = 100;
+	r->jobs.collected_at = 99.5;
+	r->jobs.n_processes = 2;
+	report_job_proc_init(&r->jobs.processes[0]);
+	report_job_proc_init(&r->jobs.processes[1]);
+	r->jobs.processes[0] = (struct report_job_proc){ .job = 7, .rank = 0, .generation = 3,
+		.pid = 4242, .alive = 1, .stat = "R+", .cpu_seconds = 723.45,
+		.rss_bytes = INT64_C(536870912) * 1024 };
+	r->jobs.processes[1].job = 7;
+	r->jobs.processes[1].rank = 1;
+	r->jobs.processes[1].pid = 4243;
+	json = report_encode(r, 0);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"jobs\":{\"processes\":[{\"job\":7,\"rank\":0,"
+	    "\"generation\":3,\"pid\":4242,\"alive\":true,\"stat\":\"R+\","
+	    "\"cpu_seconds\":723.45,\"rss_bytes\":549755813888},{\"job\":7,\"rank\":1,"
+	    "\"generation\":null,\"pid\":4243,\"alive\":false,\"stat\":null,"
+	    "\"cpu_seconds\":null,\"rss_bytes\":null}],\"collected_at\":99.5}"));
+	assert_int_equal(report_decode(json, strlen(json), back, err, sizeof(err)), 0);
+	assert_memory_equal(r, back, sizeof(*r));
+	assert_true(report_section_at(back, REPORT_SEC_JOBS) == 99.5);
+	assert_string_equal(report_section_name(REPORT_SEC_JOBS), "jobs");
+	/* decoding again into the same struct, then a report without it: null again */
+	assert_int_equal(report_decode_again(json, strlen(json), back, &unknown, err,
+	    sizeof(err)), 0);
+	assert_int_equal(unknown, 0);
+	free(json);
+	json = strdup(HDR "}");
+	assert_int_equal(report_decode_again(json, strlen(json), back, &unknown, err,
+	    sizeof(err)), 0);
+	assert_int_equal(back->jobs.n_processes, -1);
+	assert_true(isnan(back->jobs.collected_at));
+	report_init(r);
+	r->collected_at = 1;
+	assert_memory_equal(r, back, sizeof(*r));
+	free(json);
+	/* a newer agent's key inside a process is skipped, the rest kept */
+	expect_ok(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":2,\"pid\":3,\"alive\":false,"
+	    "\"footprint_bytes\":5}],\"collected_at\":100}}", back);
+	assert_int_equal(back->jobs.n_processes, 1);
+	assert_true(back->jobs.processes[0].rank == 2 && back->jobs.processes[0].pid == 3);
+	assert_true(back->jobs.processes[0].generation == REPORT_NULL_I64);
+	/* refusals */
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":0,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true}]}}", "jobs.processes[0].job");
+	expect_error(JOBS_HDR "{\"processes\":[{\"rank\":0,\"pid\":3,\"alive\":true}]}}",
+	    "jobs.processes[0].job");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":-1,\"pid\":3,"
+	    "\"alive\":true}]}}", "jobs.processes[0].rank");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":0,"
+	    "\"alive\":true}]}}", "jobs.processes[0].pid");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":1.5,"
+	    "\"alive\":true}]}}", "jobs.processes[0].pid");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":null}]}}", "jobs.processes[0].alive");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"stat\":\"r\"}]}}", "jobs.processes[0].stat");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"stat\":\"S\\n\"}]}}", "jobs.processes[0].stat");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"stat\":\"Ss+<NLWX\"}]}}", "jobs.processes[0].stat");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"cpu_seconds\":-1}]}}", "jobs.processes[0].cpu_seconds");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"rss_bytes\":-1}]}}", "jobs.processes[0].rss_bytes");
+	expect_error(JOBS_HDR "{\"processes\":[{\"job\":1,\"rank\":0,\"pid\":3,"
+	    "\"alive\":true,\"generation\":-2}]}}", "jobs.processes[0].generation");
+	expect_error(JOBS_HDR "{\"processes\":{}}}", "jobs.processes");
+	expect_error(JOBS_HDR "{\"collected_at\":101}}", "jobs.collected_at: 101.000 is later");
+	json = repeat(JOBS_HDR "{\"processes\":[",
+	    "{\"job\":1,\"rank\":0,\"pid\":3,\"alive\":true}", REPORT_JOB_PROCS_MAX + 1, "]}}");
+	expect_error(json, "jobs.processes");
+	free(json);
+	json = repeat(JOBS_HDR "{\"processes\":[",
+	    "{\"job\":1,\"rank\":0,\"pid\":3,\"alive\":true}", REPORT_JOB_PROCS_MAX, "]}}");
+	expect_ok(json, back);
+	assert_int_equal(back->jobs.n_processes, REPORT_JOB_PROCS_MAX);
+	free(json);
+	free(r);
+	free(back);
+}
+
 static void
 test_validation_errors(void **state)
 {
@@ -896,6 +991,7 @@ main(void)
 		cmocka_unit_test(test_missing_and_null_sections),
 		cmocka_unit_test(test_err_buffer),
 		cmocka_unit_test(test_section_times),
+		cmocka_unit_test(test_jobs_section),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,7 +101,8 @@ test_encode_full_layout(void **state)
 	assert_non_null(strstr(json, "\"power\":{\"source\":\"macmon\","
 	    "\"system_watts\":123.456,"));
 	assert_non_null(strstr(json, "\"gpu_celsius\":-12.75,\"collected_at\":1763782800},"
-	    "\"agent\":{\"listen\":\"10.0.0.11:9469\"},\"errors\":[{"));
+	    "\"agent\":{\"listen\":\"10.0.0.11:9469\"},"
+	    "\"jobs\":{\"processes\":null,\"collected_at\":null},\"errors\":[{"));
 	assert_non_null(strstr(json, "\"errors\":[{\"source\":\"rdma_ctl\","
 	    "\"message\":\"timed out after 5 s\"},"));
 	assert_null(strchr(json, '\n'));
@@ -140,7 +141,8 @@ test_all_null(void **state)
 	    "\"power\":{\"source\":null,\"system_watts\":null,\"cpu_watts\":null,"
 	    "\"gpu_watts\":null,\"ane_watts\":null,\"dram_watts\":null,\"collected_at\":null},"
 	    "\"thermal\":{\"cpu_celsius\":null,\"gpu_celsius\":null,\"collected_at\":null},"
-	    "\"agent\":{\"listen\":null},\"errors\":[]}");
+	    "\"agent\":{\"listen\":null},\"jobs\":{\"processes\":null,\"collected_at\":null},"
+	    "\"errors\":[]}");
 	/* Only "schema" and the enum "state" ("unknown") are not null. */
 	j = cJSON_Parse(json);
 	assert_non_null(j);
