@@ -20,8 +20,29 @@
  *      "ranks":[{"rank","node","host","pid","started_at","alive","cpu_seconds",
  *                "rss_bytes","seen_at","seen_by"}]}
  *   list (GET /v1/jobs): {"jobs":[job, ...]}
- *   logs (GET /v1/jobs/ID/logs?rank=R&lines=N):
- *     {"job": ID, "ranks":[{"rank","node","lines":["...", ...]}]}
+ *   logs (GET /v1/jobs/ID/logs?rank=R&lines=N&from=R:OFFSET,R:OFFSET):
+ *     {"job": ID, "state", "reason", "ended",
+ *      "ranks":[{"rank","node","lines":["...", ...],"start","end","size",
+ *                "more","reset","partial","error"}]}
+ *     Each rank's output is the file rank<R>.log on its node, every
+ *     generation appended to it.  "lines" are complete lines only (no
+ *     newline), at most N of them (default 50, with from 1000) and at most
+ *     JOB_LOG_BYTES_MAX bytes read; "start" is the byte offset of the first
+ *     one, "end" the offset just after the last one: the next request's
+ *     from.  Without a from for a rank: its last N lines.  With one: the
+ *     lines from that offset on, each line once.  "more": the bounds cut
+ *     the answer, ask again from "end" at once.  "size": the file's size
+ *     when read.  "reset" (null, "shrank", "replaced"): the offset asked
+ *     for was not used, the lines are read from 0 (the file is shorter
+ *     than the offset, or the byte before it is no longer a newline).
+ *     "partial": a last line not ended yet (not counted in "end"; it comes
+ *     in "lines" once ended), or null.  "error": the node could not be
+ *     read (then no lines; the other ranks are answered; every rank asked
+ *     failing is a 502).  A from for a rank the job does not have is
+ *     ignored.  "state" and "reason" are the job's when the lines were
+ *     read; "ended": it is stopped, or failed with no restart to come
+ *     (restart policy never, restarts used up, or a stop asked), so no
+ *     more lines will come.
  */
 #ifndef TBMESH_JOB_API_H
 #define TBMESH_JOB_API_H
@@ -142,18 +163,48 @@ int job_request_decode(const char *json, size_t len, struct job_request *out, ch
 char *job_request_encode(const struct job_request *r);
 
 /*
- * The logs answer ({"job", "ranks":[{"rank","node","lines"}]}), as tbctl
- * reads it (job_logs_json.c): *out malloc'd with its lines (free with
- * job_logs_free, which accepts NULL), *n ranks.
+ * The logs answer (above), as tbctl reads it and the controller writes it
+ * (job_logs_json.c).  A struct job_log owns its lines and partial: free an
+ * array with job_logs_free, which accepts NULL.
  */
+#define JOB_LOG_BYTES_MAX (128 * 1024)   /* bytes of a rank's log read per request */
+
 struct job_log {
 	int rank;
 	api_name node;
 	int n_lines;
 	char **lines;                      /* n_lines strings, each malloc'd */
+	int64_t start;                     /* offset of the first line; -1 not known */
+	int64_t end;                       /* offset after the last line: the next from; -1 */
+	int64_t size;                      /* the log's size when read; -1 not known */
+	int more;                          /* cut by the bounds: ask again from end */
+	char reset[12];                    /* "", "shrank", "replaced" */
+	char *partial;                     /* a last line not ended yet, malloc'd; NULL */
+	char error[256];                   /* the node could not be read: why; "" */
 };
+
+/* The answer's job: its state when the lines were read. */
+struct job_logs_state {
+	int64_t job;
+	int state;                         /* enum job_state; -1: not said */
+	char reason[API_REASON_MAX + 1];
+	int ended;                         /* no more lines will come */
+};
+
 int job_logs_decode(const char *json, size_t len, struct job_log **out, int *n, char *err,
     size_t errlen);
+/* The answer's job fields; 0, or -1 with err. */
+int job_logs_state_decode(const char *json, size_t len, struct job_logs_state *st, char *err,
+    size_t errlen);
 void job_logs_free(struct job_log *l, int n);
+/* The answer, on one line (malloc'd; NULL: out of memory). */
+char *job_logs_encode(const struct job_logs_state *st, const struct job_log *l, int n);
+/*
+ * The from query ("0:1200,1:0"): from[R] the offset of rank R, -1 for the
+ * ranks not named (JOB_RANKS_MAX entries).  0, or -1 with why in err.
+ */
+int job_logs_from_parse(const char *s, int64_t *from, char *err, size_t errlen);
+/* from[] (the ranks >= 0) as the from query into buf: 0, or -1 when it does not fit. */
+int job_logs_from_format(const int64_t *from, char *buf, size_t size);
 
 #endif

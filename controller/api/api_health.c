@@ -80,7 +80,17 @@ api_metrics(struct api_req *rq, struct api_resp *rs)
 	for (int s = 0; s < NODE_STATE_COUNT; s++)
 		textbuf_printf(&t, "tbmesh_controller_nodes{state=\"%s\"} %d\n",
 		    api_node_state_str((enum node_state)s), states[s]);
+	counter(&t, "tbmesh_controller_job_replans_total",
+	    "Jobs moved to a new placement of their model (replan auto).",
+	    atomic_load(&k->jobs_replans));
 	api_jobs_metrics(rq->c, &t);
+	textbuf_printf(&t, "# HELP tbmesh_controller_job_rank_reads_total Job ranks read at a "
+	    "check, by who read them: the node's agent (its report) or ps over SSH.\n"
+	    "# TYPE tbmesh_controller_job_rank_reads_total counter\n"
+	    "tbmesh_controller_job_rank_reads_total{by=\"agent\"} %llu\n"
+	    "tbmesh_controller_job_rank_reads_total{by=\"ssh\"} %llu\n",
+	    (unsigned long long)atomic_load(&k->job_rank_reads_agent),
+	    (unsigned long long)atomic_load(&k->job_rank_reads_ssh));
 	char *per_node = node_metrics(rq->c);
 	if (per_node != NULL)
 		textbuf_printf(&t, "%s", per_node);

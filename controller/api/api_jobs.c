@@ -3,11 +3,14 @@
  *   POST /v1/jobs                    start a job on an applied placement
  *   GET  /v1/jobs, GET /v1/jobs/{id} from the inventory
  *   POST /v1/jobs/{id}/stop          ask the runner to stop it (202)
- *   GET  /v1/jobs/{id}/logs?rank=R&lines=N  the last lines of each rank
- * What is checked before a job starts, the stop and the logs are the job
- * runner's (run/job_run.h); this file decodes, answers and counts.  The
- * start and the logs reach the nodes (connects, SSH): they are answered
- * from a thread of their own (api_resp.slow), never the API's.
+ *   GET  /v1/jobs/{id}/logs?rank=R&lines=N&from=R:OFFSET,...
+ *                                    each rank's last lines, or its lines
+ *                                    from a byte offset (a follower's)
+ * What is checked before a job starts and the stop are the job runner's
+ * (run/job_run.h), each rank's log is read by run/job_rank.h; this file
+ * decodes, answers and counts.  The start and the logs reach the nodes
+ * (connects, SSH): they are answered from a thread of their own
+ * (api_resp.slow), never the API's.
  */
 #include "api_jobs.h"
 
@@ -21,6 +24,7 @@
 #include "ctrl.h"
 #include "inventory_jobs.h"
 #include "job_api.h"
+#include "job_rank.h"
 #include "job_run.h"
 #include "store.h"
 #include "textbuf.h"
@@ -31,8 +35,6 @@
 struct job_slow {
 	struct ctrl *c;
 	struct job_request req;    /* submit */
-	int64_t id;                /* logs */
-	int rank, lines;
 };
 
 /* Check and store the job: connects to the nodes' ports, so off the API's thread. */
@@ -172,21 +174,94 @@ api_job_stop(struct api_req *rq, struct api_resp *rs)
 	free(j);
 }
 
+/* What a logs request reads: each rank's from offset (-1: its last lines). */
+struct logs_slow {
+	struct ctrl *c;
+	int64_t id;
+	int rank;                  /* -1: every rank */
+	int lines;                 /* 0: the default of each rank's mode */
+	int64_t from[JOB_RANKS_MAX];
+};
+
+/* Whether j will write no more lines unless the operator asks (job_api.h's "ended"). */
+static int
+logs_ended(const struct job *j)
+{
+	if (j->state == JOB_STOPPED)
+		return 1;
+	return j->state == JOB_FAILED && (j->want == JOB_WANT_STOP ||
+	    j->restart_policy == JOB_RESTART_NEVER || j->restarts >= j->max_restarts);
+}
+
+/*
+ * Read x's ranks of j into l (*n of them), one SSH command each: a node
+ * that does not answer has its error, the others their lines.  The ranks
+ * that failed, the last one's why in err.
+ */
+static int
+logs_read(const struct logs_slow *x, const struct job *j, struct job_log *l, int *n, char *err,
+    size_t errlen)
+{
+	int failed = 0;
+
+	*n = 0;
+	for (int r = 0; r < j->n_ranks; r++) {
+		struct job_log *k = &l[*n];
+		int lines = x->lines > 0 ? x->lines : x->from[r] >= 0 ? JOB_LOG_LINES_MAX :
+		    JOB_LOG_LINES_DEFAULT;
+		if (x->rank != -1 && r != x->rank)
+			continue;
+		(*n)++;
+		k->rank = r;
+		snprintf(k->node, sizeof(k->node), "%s", j->ranks[r].node);
+		k->start = k->end = k->size = -1;
+		if (job_rank_log(x->c, j, r, x->from[r], lines, k, k->error, sizeof(k->error)) == 0)
+			continue;
+		if (k->error[0] == '\0')
+			snprintf(k->error, sizeof(k->error), "%s: not read", k->node);
+		snprintf(err, errlen, "rank %d's output could not be read: %s", r, k->error);
+		failed++;
+	}
+	return failed;
+}
+
 /* The lines, read over SSH from the nodes: off the API's thread. */
 static void
 logs_slow(void *arg, struct api_resp *rs)
 {
-	struct job_slow *x = arg;
-	char err[512], *json = NULL;
-	int status = 0;
+	struct logs_slow *x = arg;
+	struct job_read rd = { .id = x->id };
+	struct job_logs_state st = { .job = x->id };
+	struct job_log *l = NULL;
+	char err[512] = "";
+	int n = 0, failed, rc;
 
-	if (rs != NULL) {
-		if (job_logs(x->c, x->id, x->rank, x->lines, &json, &status, err,
-		    sizeof(err)) == -1)
-			api_error(rs, status >= 400 ? status : 500, "%s", err);
-		else
-			api_body(rs, 200, json);
+	if (rs == NULL)
+		goto out;
+	if ((rd.one = calloc(1, sizeof(*rd.one))) == NULL ||
+	    (l = calloc(JOB_RANKS_MAX, sizeof(*l))) == NULL) {
+		api_error(rs, 503, "out of memory");
+		goto out;
 	}
+	rc = store_with(&x->c->store, read_job, &rd);
+	if (rc == INV_NOTFOUND)
+		api_error(rs, 404, "job %" PRId64 " not found", x->id);
+	else if (rc != 0)
+		api_error(rs, 503, "job %" PRId64 ": the inventory could not be read", x->id);
+	else if (x->rank >= rd.one->n_ranks)
+		api_error(rs, 400, "rank: job %" PRId64 " has ranks 0 to %d", x->id,
+		    rd.one->n_ranks - 1);
+	else if ((failed = logs_read(x, rd.one, l, &n, err, sizeof(err))) == n && n > 0)
+		api_error(rs, 502, "%s", err);
+	else {
+		st.state = (int)rd.one->state;
+		snprintf(st.reason, sizeof(st.reason), "%s", rd.one->reason);
+		st.ended = logs_ended(rd.one);
+		api_body(rs, 200, job_logs_encode(&st, l, n));
+	}
+out:
+	job_logs_free(l, n);
+	free(rd.one);
 	free(x);
 }
 
@@ -194,8 +269,10 @@ void
 api_job_logs(struct api_req *rq, struct api_resp *rs)
 {
 	int64_t id = path_id(rq, rs);
-	double rank = -1, lines = JOB_LOG_LINES_DEFAULT;
-	struct job_slow *x;
+	double rank = -1, lines = 0;
+	const char *from = rq->query(rq->qctx, "from");
+	struct logs_slow *x;
+	char err[256];
 
 	if (id == 0 ||
 	    api_query_number(rq, rs, "rank", 0, JOB_RANKS_MAX - 1, &rank) == -1 ||
@@ -209,6 +286,14 @@ api_job_logs(struct api_req *rq, struct api_resp *rs)
 		api_error(rs, 503, "out of memory");
 		return;
 	}
+	if (from != NULL && job_logs_from_parse(from, x->from, err, sizeof(err)) == -1) {
+		api_error(rs, 400, "%s", err);
+		free(x);
+		return;
+	}
+	if (from == NULL)
+		for (int r = 0; r < JOB_RANKS_MAX; r++)
+			x->from[r] = -1;
 	x->c = rq->c;
 	x->id = id;
 	x->rank = (int)rank;

@@ -77,8 +77,12 @@
 	X(PYTHON, "python", python, VALUE) \
 	X(RESTART, "restart", restart, VALUE) \
 	X(MAX_RESTARTS, "max-restarts", max_restarts, VALUE) \
+	X(REPLAN, "replan", replan, VALUE) \
+	X(SERVER, "server", server, FLAG) \
 	X(RANK, "rank", rank, VALUE) \
 	X(LINES, "lines", lines, VALUE) \
+	X(INTERVAL, "interval", interval, VALUE) \
+	X(FOLLOW, "follow", follow, FLAG) \
 	X(ACCEPT, "accept", accept, FLAG) \
 	X(SAVE, "save", save, FLAG) \
 	X(ACCEPT_NEW, "accept-new", accept_new, FLAG) \
@@ -149,7 +153,11 @@ struct ctl_args {
 	const char *host, *password_file;
 	const char *target, *mode, *max_unavailable, *window;
 	const char *python, *restart, *max_restarts;   /* run */
+	const char *replan;                            /* run */
+	int server;                                    /* run: the one entry point */
 	const char *rank, *lines;                      /* job logs */
+	const char *interval;                          /* job logs --follow */
+	int follow;                                    /* job logs */
 	int json;
 	int help;
 };

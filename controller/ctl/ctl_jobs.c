@@ -6,10 +6,12 @@
 #include "ctl.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl_format.h"
 #include "ctl_http.h"
@@ -24,8 +26,8 @@ static ctl_handler run, jobs, job_show, job_logs, job_stop;
 
 const struct ctl_cmd ctl_cmd_run = {
 	.name = "run",
-	.usage = "PLACEMENT [--port P] [--python PATH] [--restart never|on-failure] "
-	    "[--max-restarts N]",
+	.usage = "PLACEMENT [--server] [--port P] [--python PATH] [--restart never|on-failure] "
+	    "[--max-restarts N] [--replan never|auto]",
 	.help =
 	    "Run an applied placement's model as a job, watched and restarted.\n"
 	    "mlx-lm's server, one rank per node, each started by the controller over\n"
@@ -33,12 +35,22 @@ const struct ctl_cmd ctl_cmd_run = {
 	    "watches the ranks and rank 0's endpoint (a one-token completion) and\n"
 	    "starts the job again when it fails or hangs, by its restart policy.\n"
 	    "Refused, with nothing started, when the placement is not active, a\n"
-	    "node has no SSH settings or pinned key, or a port is in use.\n"
+	    "node has no SSH settings or pinned key, or a port is in use.  When the\n"
+	    "placement stops being active later (a node or link of it down, an OS\n"
+	    "update draining it), the job's ranks are stopped and it waits, with the\n"
+	    "reason, until the placement is active again; with --replan auto it is\n"
+	    "moved at once to a new placement of the same model on the nodes left\n"
+	    "(not for a rollout's drain, which the rollout's end undoes).\n"
+	    "  --server             mlx_lm server, the entry point a job runs (the\n"
+	    "                       default and only one: it is what gets probed)\n"
 	    "  --port P             rank 0's HTTP port (default 8080)\n"
 	    "  --python PATH        the interpreter on the nodes (default python3)\n"
 	    "  --restart POLICY     never, or on-failure (default)\n"
-	    "  --max-restarts N     restarts on-failure allows (default 3)\n",
-	.opts = CTL_OPT(PORT) | CTL_OPT(PYTHON) | CTL_OPT(RESTART) | CTL_OPT(MAX_RESTARTS),
+	    "  --max-restarts N     restarts on-failure allows (default 3)\n"
+	    "  --replan POLICY      never (default: wait for the placement), or auto\n"
+	    "                       (plan the model again on what is left and move)\n",
+	.opts = CTL_OPT(PORT) | CTL_OPT(PYTHON) | CTL_OPT(RESTART) | CTL_OPT(MAX_RESTARTS) |
+	    CTL_OPT(REPLAN) | CTL_OPT(SERVER),
 	.min_pos = 1, .max_pos = 1,
 	.handler = run,
 };
@@ -67,12 +79,19 @@ const struct ctl_cmd ctl_cmd_job_show = {
 
 const struct ctl_cmd ctl_cmd_job_logs = {
 	.name = "job logs",
-	.usage = "ID [--rank R] [--lines N]",
+	.usage = "ID [--rank R] [--lines N] [--follow [--interval SECS]]",
 	.help =
 	    "Print the last lines of each rank's output, read from its node.\n"
+	    "With --follow, go on printing each new line once as the ranks write it,\n"
+	    "until Ctrl-C, or until the job is stopped, or failed with no restart to\n"
+	    "come (then why, and exit 0).  A node that does not answer is said on\n"
+	    "standard error and asked again.  Behind --json, one JSON object a line:\n"
+	    "each answer that brings something (the API's, tbmesh-jobs(7)).\n"
 	    "  --rank R             only rank R's, without the \"== rank R ==\" line\n"
-	    "  --lines N            lines per rank, 1 to 1000 (default 50)\n",
-	.opts = CTL_OPT(RANK) | CTL_OPT(LINES),
+	    "  --lines N            lines per rank, 1 to 1000 (default 50)\n"
+	    "  --follow             print new lines as they come\n"
+	    "  --interval SECS      with --follow, between two looks (default 1)\n",
+	.opts = CTL_OPT(RANK) | CTL_OPT(LINES) | CTL_OPT(FOLLOW) | CTL_OPT(INTERVAL),
 	.min_pos = 1, .max_pos = 1,
 	.handler = job_logs,
 };
@@ -139,6 +158,11 @@ ctl_run_request(const struct ctl_args *a, struct job_request *req, char *err,
 	}
 	if (a->max_restarts != NULL)
 		req->max_restarts = (int)v;
+	if (a->replan != NULL && (r = job_replan_parse(a->replan)) < 0) {
+		snprintf(err, errlen, "run: --replan \"%s\" is not never or auto", a->replan);
+		return -1;
+	}
+	req->replan = a->replan != NULL ? (enum job_replan)r : JOB_REPLAN_NEVER;
 	return 0;
 bad_placement:
 	snprintf(err, errlen, "run: \"%s\" is not a placement id (tbctl placements)", a->pos[0]);
@@ -234,13 +258,185 @@ job_show(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_outpu
 	return ctl_get(cl, a, path, out->job);
 }
 
+/* ---- job logs --follow ---- */
+
+static volatile sig_atomic_t follow_stop;      /* Ctrl-C or SIGTERM seen */
+static volatile sig_atomic_t follow_asking;    /* a request is on its way */
+
+/* Stop following: at once during a request (stdout is flushed before each). */
+static void
+follow_signal(int sig)
+{
+	(void)sig;
+	if (follow_asking)
+		_exit(CTL_EXIT_OK);
+	follow_stop = 1;
+}
+
+/* What the follower knows of each rank. */
+struct follow {
+	int64_t from[JOB_RANKS_MAX];        /* the next offset; -1: its last lines */
+	api_name node[JOB_RANKS_MAX];       /* where that offset is */
+	char error[JOB_RANKS_MAX][256];     /* the last error said, "" none */
+	int last;                           /* the rank whose lines were printed last */
+};
+
+/* base with the follower's offsets ("&from=0:812,1:90") into buf: 0, or -1. */
+static int
+follow_path(const char *base, const struct follow *f, char *buf, size_t size)
+{
+	char from[JOB_RANKS_MAX * 24];
+	int n;
+
+	if (job_logs_from_format(f->from, from, sizeof(from)) == -1)
+		return -1;
+	n = snprintf(buf, size, "%s%s%s", base, from[0] ? strchr(base, '?') ? "&from=" :
+	    "?from=" : "", from);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/*
+ * Take answer l (n ranks) into f: each rank's next offset; a rank now on
+ * another node starts again from its last lines there, its lines of this
+ * answer dropped (they were read at an offset of the other node's file).
+ * Errors and resets said on stderr, an error once until it changes.
+ */
+static void
+follow_take(struct follow *f, struct job_log *l, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct job_log *k = &l[i];
+		int r = k->rank;
+		if (k->error[0]) {
+			if (strcmp(f->error[r], k->error) != 0)
+				ctl_errx("rank %d (%s): %s; still following", r, k->node, k->error);
+			snprintf(f->error[r], sizeof(f->error[r]), "%s", k->error);
+			continue;
+		}
+		if (f->error[r][0])
+			ctl_errx("rank %d (%s): read again", r, k->node);
+		f->error[r][0] = '\0';
+		if (f->from[r] >= 0 && strcmp(f->node[r], k->node) != 0) {
+			ctl_errx("rank %d is on %s now (was %s): its last lines there follow", r,
+			    k->node, f->node[r]);
+			for (int q = 0; q < k->n_lines; q++)
+				free(k->lines[q]);
+			k->n_lines = 0;
+			f->from[r] = -1;
+			snprintf(f->node[r], sizeof(f->node[r]), "%s", k->node);
+			continue;
+		}
+		if (k->reset[0])
+			ctl_errx("rank %d (%s): its log %s: read again from its start", r, k->node,
+			    strcmp(k->reset, "shrank") == 0 ? "shrank" : "was replaced");
+		snprintf(f->node[r], sizeof(f->node[r]), "%s", k->node);
+		if (k->end >= 0)
+			f->from[r] = k->end;
+	}
+}
+
+/* Wait secs, or less when a signal comes. */
+static void
+follow_sleep(double secs)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+
+	if (!follow_stop)
+		nanosleep(&ts, NULL);
+}
+
+/* One look: ask, print what is new.  1 more to read at once, 0 not, 2 ended, -1 failed. */
+static int
+follow_once(struct ctl_client *cl, const struct ctl_args *a, const char *base,
+    struct follow *f, int *exit_rc)
+{
+	struct job_logs_state st;
+	struct job_log *l = NULL;
+	struct ctl_reply r;
+	char path[JOB_RANKS_MAX * 24 + 128], err[256];
+	int n = 0, rc, more = 0;
+
+	if (follow_path(base, f, path, sizeof(path)) == -1) {
+		*exit_rc = ctl_fail("job logs: the path is too long");
+		return -1;
+	}
+	fflush(stdout);
+	follow_asking = 1;
+	rc = ctl_call(cl, "GET", path, NULL, "job logs", &r);
+	follow_asking = 0;
+	if (rc != CTL_EXIT_OK) {
+		long status = r.status;
+		ctl_reply_free(&r);
+		/* said by ctl_call; the controller or a node down: ask again */
+		if (status == 0 || status >= 500)
+			return 0;
+		*exit_rc = rc;
+		return -1;
+	}
+	if (job_logs_decode(r.body, r.len, &l, &n, err, sizeof(err)) == -1 ||
+	    job_logs_state_decode(r.body, r.len, &st, err, sizeof(err)) == -1) {
+		ctl_errx("cannot decode the logs: %s", err);
+		ctl_reply_free(&r);
+		return 0;
+	}
+	ctl_reply_free(&r);
+	follow_take(f, l, n);
+	for (int i = 0; i < n; i++)
+		more |= l[i].more;
+	ctl_job_logs_follow_print(stdout, &st, l, n, a->json, a->rank == NULL, &f->last);
+	job_logs_free(l, n);
+	if (st.ended && !more) {
+		ctl_errx("job %" PRId64 " %s%s%s: no more lines", st.job, st.state >= 0 ?
+		    job_state_str((enum job_state)st.state) : "ended", st.reason[0] ? ": " : "",
+		    st.reason);
+		return 2;
+	}
+	return more;
+}
+
+static int
+job_logs_follow(struct ctl_client *cl, const struct ctl_args *a, const char *base)
+{
+	struct sigaction sa;
+	struct follow *f = calloc(1, sizeof(*f));
+	double every = 1;
+	int rc = CTL_EXIT_OK, got = 0;
+
+	if (f == NULL)
+		return ctl_fail("out of memory");
+	if (a->interval != NULL && (ctl_parse_duration(a->interval, &every) == -1 ||
+	    every < 0.1 || every > 3600)) {
+		free(f);
+		return ctl_usage("job logs: --interval \"%s\" is not a time from 0.1 s to 1 h",
+		    a->interval);
+	}
+	for (int r = 0; r < JOB_RANKS_MAX; r++)
+		f->from[r] = -1;
+	f->last = -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = follow_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);   /* no SA_RESTART: the sleep ends at once */
+	sigaction(SIGTERM, &sa, NULL);
+	while (!follow_stop && (got = follow_once(cl, a, base, f, &rc)) >= 0 && got != 2)
+		if (got == 0)
+			follow_sleep(every);
+	fflush(stdout);
+	free(f);
+	return got == -1 ? rc : CTL_EXIT_OK;
+}
+
 static int
 job_logs(struct ctl_client *cl, const struct ctl_args *a, const struct ctl_output *out)
 {
 	char path[96], err[256];
 
+	if (a->interval != NULL && !a->follow)
+		return ctl_usage("job logs: --interval goes with --follow");
 	if (ctl_job_logs_path(a, path, sizeof(path), err, sizeof(err)) == -1)
 		return ctl_usage("%s", err);
+	if (a->follow)
+		return job_logs_follow(cl, a, path);
 	return ctl_get(cl, a, path, out->job_logs);
 }
 

@@ -129,6 +129,15 @@ int ctl_job_started_print(FILE *f, const struct job *j);
 int ctl_jobs_print(FILE *f, const struct job *j, int n, double now);
 int ctl_job_print(FILE *f, const struct job *j, double now);
 int ctl_job_logs_print(FILE *f, const struct job_log *l, int n, int headers);
+/*
+ * job logs --follow, each answer: its lines (with headers, a "== rank R
+ * (NODE) ==" line when the rank differs from *last, which it updates); at
+ * the end (st->ended) every rank's line not ended too.  json: the answer
+ * on one line, when it brings lines, an error, a reset or the end.
+ */
+struct job_logs_state;
+int ctl_job_logs_follow_print(FILE *f, const struct job_logs_state *st, const struct job_log *l,
+    int n, int json, int headers, int *last);
 /* ctl_output_text's entries for jobs, in ctl_output_job.c. */
 ctl_reply_fn ctl_text_jobs, ctl_text_job, ctl_text_job_logs;
 int ctl_text_job_started(const struct ctl_reply *r, const struct job *j);

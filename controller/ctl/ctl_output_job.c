@@ -81,6 +81,7 @@ ctl_jobs_print(FILE *f, const struct job *j, int n, double now)
 	return ctl_table_end(t, f, 0);
 }
 
+/* The last cell, READ BY (who read alive, CPU and RSS), is shown when the table has 8. */
 static void
 rank_row(struct ctl_table *t, const struct job_rank *r, double now)
 {
@@ -98,7 +99,7 @@ rank_row(struct ctl_table *t, const struct job_rank *r, double now)
 		snprintf(cpu, sizeof(cpu), "%.2f", r->cpu_seconds);
 	const char *cells[] = { rank, r->node, pid,
 		ctl_fmt_duration(now - r->started_at, started, sizeof(started)), alive, cpu,
-		ctl_fmt_bytes(r->rss_bytes, rss, sizeof(rss)) };
+		ctl_fmt_bytes(r->rss_bytes, rss, sizeof(rss)), r->seen_by[0] ? r->seen_by : "-" };
 	ctl_table_add(t, cells);
 }
 
@@ -106,9 +107,14 @@ int
 ctl_job_print(FILE *f, const struct job *j, double now)
 {
 	static const char *const head[] = { "RANK", "NODE", "PID", "STARTED", "ALIVE", "CPU",
-		"RSS" };
+		"RSS", "READ BY" };
 	char since[CTL_FMT_MAX], what[JOB_MODEL_MAX + 32];
-	struct ctl_table *t = ctl_table_new(7, head);
+	int by = 0;
+
+	/* READ BY only once some rank was read (older controllers do not say) */
+	for (int i = 0; i < j->n_ranks; i++)
+		by |= j->ranks[i].seen_by[0] != '\0';
+	struct ctl_table *t = ctl_table_new(by ? 8 : 7, head);
 
 	if (t == NULL)
 		return -1;
@@ -136,6 +142,49 @@ ctl_job_logs_print(FILE *f, const struct job_log *l, int n, int headers)
 			fprintf(f, "%s== rank %d (%s) ==\n", i ? "\n" : "", l[i].rank, l[i].node);
 		for (int k = 0; k < l[i].n_lines; k++)
 			fprintf(f, "%s\n", l[i].lines[k]);
+		if (l[i].partial != NULL)
+			fprintf(f, "%s\n", l[i].partial);   /* not ended yet: shown as it is */
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* Whether answer l brings anything a JSON follower wants. */
+static int
+follow_news(const struct job_logs_state *st, const struct job_log *l, int n)
+{
+	int news = st->ended;
+
+	for (int i = 0; i < n; i++)
+		news |= l[i].n_lines > 0 || l[i].error[0] || l[i].reset[0];
+	return news;
+}
+
+int
+ctl_job_logs_follow_print(FILE *f, const struct job_logs_state *st, const struct job_log *l,
+    int n, int json, int headers, int *last)
+{
+	if (json) {
+		char *one;
+		if (!follow_news(st, l, n))
+			return 0;
+		if ((one = job_logs_encode(st, l, n)) == NULL)
+			return -1;
+		fprintf(f, "%s\n", one);
+		free(one);
+		return ferror(f) ? -1 : 0;
+	}
+	for (int i = 0; i < n; i++) {
+		int end = st->ended && l[i].partial != NULL;
+		if (l[i].n_lines == 0 && !end)
+			continue;
+		if (headers && l[i].rank != *last)
+			fprintf(f, "%s== rank %d (%s) ==\n", *last >= 0 ? "\n" : "", l[i].rank,
+			    l[i].node);
+		*last = l[i].rank;
+		for (int k = 0; k < l[i].n_lines; k++)
+			fprintf(f, "%s\n", l[i].lines[k]);
+		if (end)
+			fprintf(f, "%s\n", l[i].partial);   /* the last, never ended */
 	}
 	return ferror(f) ? -1 : 0;
 }
@@ -200,6 +249,9 @@ ctl_text_job_logs(const struct ctl_reply *r, const struct ctl_args *a)
 		return ctl_fail("cannot decode the logs: %s", err);
 	if (ctl_job_logs_print(stdout, l, n, a->rank == NULL) == -1)
 		rc = ctl_fail("cannot write the logs");
+	for (int i = 0; i < n; i++)
+		if (l[i].error[0])   /* the others' lines are shown; the exit says it */
+			rc = ctl_fail("rank %d (%s): %s", l[i].rank, l[i].node, l[i].error);
 	job_logs_free(l, n);
 	return rc;
 }

@@ -39,6 +39,9 @@ struct ctrl_counters {
 	atomic_uint_fast64_t jobs_failures;       /* jobs that became failed */
 	atomic_uint_fast64_t job_probes;          /* one-token probes sent */
 	atomic_uint_fast64_t job_probe_failures;  /* probes that got no good answer */
+	atomic_uint_fast64_t jobs_replans;        /* jobs moved to a new placement (replan auto) */
+	atomic_uint_fast64_t job_rank_reads_agent; /* ranks read from an agent's report */
+	atomic_uint_fast64_t job_rank_reads_ssh;   /* ranks read by ps over SSH */
 };
 
 extern const double ctrl_lat_bounds[CTRL_LAT_BUCKETS]; /* upper bounds, seconds */

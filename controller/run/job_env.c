@@ -13,10 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ps_line.h"
 #include "textbuf.h"
 
-/* The job's directory on the node, as the shell sees it: sets $d. */
-#define JOB_DIR_FMT "d=\"${TBMESH_JOBS:-$HOME/tbmesh-jobs}/job%" PRId64 "\"; "
+/*
+ * The job's directory on the node, as the shell sees it: sets $d.  A fixed
+ * place shared with the node's agent (tbagentd --jobs-dir, the same
+ * default), which reads the ranks' pid files there and reports their
+ * processes; TBMESH_JOBS in the SSH session's environment moves it.
+ */
+#define JOB_DIR_FMT "d=\"${TBMESH_JOBS:-" JOB_DIR_DEFAULT "}/job%" PRId64 "\"; "
 
 /*
  * Is pid $1 alive: kill -0, and not a zombie (an orphan whose reaper has
@@ -427,70 +433,178 @@ job_env_ps_line(const int64_t *pids, int n)
 	return textbuf_take(&b);
 }
 
+/*
+ * POSIX sh and tools that macOS and Linux both have (wc -c, tail -c +K,
+ * head -c, od): the size first, then at most cap bytes below it, so a log
+ * that grows meanwhile is read to a known offset.
+ */
 char *
-job_env_tail_line(int64_t id, int r, int lines)
+job_env_tail_line(int64_t id, int r, int64_t from, int64_t cap)
 {
 	struct textbuf b = { 0 };
 
-	textbuf_printf(&b, JOB_DIR_FMT "[ -f \"$d/rank%d.log\" ] || exit 0; "
-	    "tail -n %d \"$d/rank%d.log\"", id, r, lines, r);
+	if (cap < 1)
+		cap = 1;
+	textbuf_printf(&b, JOB_DIR_FMT "f=\"$d/rank%d.log\"; "
+	    "[ -f \"$f\" ] || { echo 'log 0 0 0 -'; exit 0; }; "
+	    "s=$(wc -c <\"$f\"); s=$((s)); o=%" PRId64 "; w=-; ", id, r, from < 0 ? -1 : from);
+	/*
+	 * The last cap bytes; or from o, unless the file is shorter (shrank)
+	 * or no line starts at o (another file: replaced): the byte before o
+	 * is no newline, and o is not where a line longer than cap was cut
+	 * (cap bytes without a newline before o)
+	 */
+	textbuf_printf(&b, "if [ \"$o\" -lt 0 ]; then o=$((s - %" PRId64 ")); "
+	    "[ \"$o\" -ge 0 ] || o=0; "
+	    "elif [ \"$o\" -gt \"$s\" ]; then o=0; w=shrank; "
+	    "elif [ \"$o\" -gt 0 ] && [ \"$(tail -c +\"$o\" \"$f\" | head -c 1 | od -An -tx1 | "
+	    "tr -d ' \\n')\" != 0a ]; then ", cap);
+	textbuf_printf(&b, "k=1; [ \"$o\" -lt %" PRId64 " ] || k=$(tail -c +$((o - %" PRId64
+	    " + 1)) \"$f\" | head -c %" PRId64 " | LC_ALL=C tr -dc '\\n' | wc -c); "
+	    "[ $((k)) -eq 0 ] || { o=0; w=replaced; }; fi; ", cap, cap, cap);
+	/* the byte before o leads the data: the reader knows whether a line starts at o */
+	textbuf_printf(&b, "n=$((s - o)); [ \"$n\" -le %" PRId64 " ] || n=%" PRId64 "; "
+	    "if [ \"$o\" -gt 0 ]; then echo \"log $s $o 1 $w\"; "
+	    "tail -c +\"$o\" \"$f\" | head -c $((n + 1)); "
+	    "else echo \"log $s 0 0 $w\"; head -c \"$n\" \"$f\"; fi; exit 0", cap, cap);
 	return textbuf_take(&b);
 }
 
-/* "[[dd-]hh:]mm:ss[.cc]" (Linux "00:01:02", "1-02:03:04"; macOS "1:02.53"). */
-static int
-cpu_time(const char *s, size_t n, double *out)
+/* The header "log SIZE START LEAD WHY\n" at out: its length, or 0 when it is not one. */
+static size_t
+tail_header(const char *out, size_t len, long long *size, long long *start, int *lead,
+    char *why, size_t whylen)
 {
-	char buf[48], *p = buf, *end;
-	double days = 0, t = 0;
+	const char *nl = memchr(out, '\n', len < 127 ? len : 127);
+	char head[128], w[16];
 
-	if (n == 0 || n >= sizeof(buf))
+	if (nl == NULL)
+		return 0;
+	memcpy(head, out, (size_t)(nl - out));
+	head[nl - out] = '\0';
+	if (sscanf(head, "log %lld %lld %d %15s", size, start, lead, w) != 4 || *size < 0 ||
+	    *start < 0 || *start > *size || (*lead != 0 && *lead != 1) ||
+	    (strcmp(w, "-") != 0 && strcmp(w, "shrank") != 0 && strcmp(w, "replaced") != 0))
+		return 0;
+	snprintf(why, whylen, "%.11s", strcmp(w, "-") == 0 ? "" : w);
+	return (size_t)(nl - out) + 1;
+}
+
+/* [p, p+n) as a malloc'd string cut to JOB_LOG_LINE_MAX bytes, a NUL byte as '?'. */
+static char *
+log_text(const char *p, size_t n)
+{
+	char *s;
+
+	if (n > JOB_LOG_LINE_MAX)
+		n = JOB_LOG_LINE_MAX;
+	if ((s = malloc(n + 1)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		s[i] = p[i] == '\0' ? '?' : p[i];
+	s[n] = '\0';
+	return s;
+}
+
+/* Add [p, p+n) to l's lines; 0, or -1 out of memory. */
+static int
+log_add(struct job_log *l, const char *p, size_t n)
+{
+	char **lines = realloc(l->lines, (size_t)(l->n_lines + 1) * sizeof(char *));
+
+	if (lines == NULL)
 		return -1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	char *dash = strchr(buf, '-');
-	if (dash != NULL) {
-		days = strtod(buf, &end);
-		if (end != dash)
-			return -1;
-		p = dash + 1;
-	}
-	for (;;) {
-		double v = strtod(p, &end);
-		if (end == p || v < 0)
-			return -1;
-		t = t * 60 + v;
-		if (*end == '\0')
-			break;
-		if (*end != ':')
-			return -1;
-		p = end + 1;
-	}
-	*out = days * 86400 + t;
+	l->lines = lines;
+	if ((lines[l->n_lines] = log_text(p, n)) == NULL)
+		return -1;
+	l->n_lines++;
 	return 0;
+}
+
+/* Complete lines in [data, data+n). */
+static int
+log_count(const char *data, size_t n)
+{
+	int k = 0;
+
+	for (const char *p = data; (p = memchr(p, '\n', n - (size_t)(p - data))) != NULL; p++)
+		k++;
+	return k;
+}
+
+int
+job_env_tail_read(const char *out, size_t len, int64_t from, int max_lines,
+    struct job_log *l, char *err, size_t errlen)
+{
+	long long size, start;
+	int lead, skip = 0;
+	size_t h = tail_header(out, len, &size, &start, &lead, l->reset, sizeof(l->reset));
+	size_t p = 0, n;
+	const char *data;
+
+	if (h == 0) {
+		snprintf(err, errlen, "not a log's answer: \"%.60s\"", out);
+		return -1;
+	}
+	data = out + h;
+	n = len - h;
+	if (lead && n > 0) {
+		/* the byte before start: from an offset, the tail line checked that
+		 * a line starts there; the last bytes, a line starts after a newline */
+		const char *nl = data[0] == '\n' || from >= 0 ? data : memchr(data, '\n', n);
+		p = nl ? (size_t)(nl - data) + 1 : n;
+		start += (long long)p - 1;
+		data += p;
+		n -= p;
+	}
+	l->size = size;
+	l->start = start;
+	l->more = 0;
+	if (from < 0)
+		skip = log_count(data, n) - max_lines;
+	for (p = 0; p < n;) {
+		const char *nl = memchr(data + p, '\n', n - p);
+		if (nl == NULL)
+			break;
+		if (from >= 0 && l->n_lines == max_lines) {
+			l->more = 1;
+			break;
+		}
+		if (skip > 0) {
+			skip--;
+			l->start = start + (long long)(nl - data) + 1;
+		} else if (log_add(l, data + p, (size_t)(nl - data) - p) == -1)
+			goto oom;
+		p = (size_t)(nl - data) + 1;
+	}
+	l->end = start + (long long)p;
+	if (l->more || (p == n && l->end < size))
+		l->more = 1;   /* cut by the line or byte bound */
+	else if (p < n && start + (long long)n < size && p == 0) {
+		/* a line longer than a whole read: taken cut, or it would never end */
+		if (log_add(l, data, n) == -1)
+			goto oom;
+		l->end = start + (long long)n;
+		l->more = 1;
+	} else if (p < n && start + (long long)n < size)
+		l->more = 1;   /* cut in the middle of a line: the rest next time */
+	else if (p < n && (l->partial = log_text(data + p, n - p)) == NULL)
+		goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 int
 job_env_ps_find(const char *out, int64_t pid, double *cpu_seconds, int64_t *rss_bytes)
 {
-	const char *line = out;
+	struct ps_proc p;
 
-	while (line != NULL && *line) {
-		const char *nl = strchr(line, '\n');
-		char buf[160], tm[48], st[16];
-		long long p, rss;
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-		if (n < sizeof(buf)) {
-			memcpy(buf, line, n);
-			buf[n] = '\0';
-			/* a zombie (stat Z) is gone: nothing reaped it yet */
-			if (sscanf(buf, "%lld %15s %47s %lld", &p, st, tm, &rss) == 4 && p == pid &&
-			    st[0] != 'Z' && cpu_time(tm, strlen(tm), cpu_seconds) == 0) {
-				*rss_bytes = (int64_t)rss * 1024;
-				return st[0] == 'R' ? 2 : 1;
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	return 0;
+	/* a zombie (stat Z) is gone: nothing reaped it yet */
+	if (!ps_line_find(out, pid, &p) || ps_stat_zombie(p.stat))
+		return 0;
+	*cpu_seconds = p.cpu_seconds;
+	*rss_bytes = p.rss_bytes;
+	return ps_stat_runnable(p.stat) ? 2 : 1;
 }

@@ -59,7 +59,8 @@ const char *job_env_get(const struct job_env *e, int rank, const char *key);
 /*
  * The shell lines (malloc'd, NULL when out of memory), run by the SSH
  * user's shell on the node, in the job's directory
- * ${TBMESH_JOBS:-$HOME/tbmesh-jobs}/job<id>:
+ * ${TBMESH_JOBS:-/Users/Shared/tbmesh/jobs}/job<id> (JOB_DIR_DEFAULT, where
+ * the node's agent looks for the pid files: tbagentd --jobs-dir):
  *
  * start: reads e->file from standard input, then starts rank r in the
  *   background with every descriptor redirected (so the SSH command
@@ -69,12 +70,27 @@ const char *job_env_get(const struct job_env *e, int rank, const char *key);
  * stop: SIGTERM, JOB_STOP_GRACE seconds, SIGKILL, then checks: status 0
  *   "gone PID" or "none", status 4 "alive PID".
  * ps: "PID STAT TIME RSS" lines for the pids (ps -o pid=,stat=,time=,rss=).
- * tail: the last lines of rank r's output.
+ * tail: rank r's output, rank<r>.log: from byte offset from (-1: its last
+ *   cap bytes), at most cap bytes, after a line "log SIZE START LEAD WHY":
+ *   the file's size, the offset the bytes start at, LEAD 1 when the byte
+ *   before START comes first, WHY "-", or "shrank" / "replaced" when from
+ *   was not used (the file is shorter than from, or the byte before from
+ *   is no newline) and the bytes start at 0.  No file: "log 0 0 0 -".
  */
 char *job_env_start_line(const struct job_env *e, int64_t id, int generation, int rank);
 char *job_env_stop_line(int64_t id, int rank, int grace);
 char *job_env_ps_line(const int64_t *pids, int n);
-char *job_env_tail_line(int64_t id, int rank, int lines);
+char *job_env_tail_line(int64_t id, int rank, int64_t from, int64_t cap);
+/*
+ * The tail line's output (len bytes) into l (its rank and node left
+ * alone): complete lines only, at most max_lines (from < 0: the last
+ * max_lines; else the first, more set when some are left), start, end,
+ * size, more, reset, and a last line not ended in partial.  0, or -1
+ * with why in err (not that output; out of memory).  l's lines are
+ * malloc'd even then: job_logs_free them.
+ */
+int job_env_tail_read(const char *out, size_t len, int64_t from, int max_lines,
+    struct job_log *l, char *err, size_t errlen);
 
 /*
  * One pid's line of ps's output (job_env_ps_line): 1 found, with its

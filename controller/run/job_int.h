@@ -28,6 +28,13 @@ int job_store_put(struct ctrl *c, struct job *j, double now, const char *node,
  */
 int job_plan_get(struct ctrl *c, int64_t id, struct plan *p, char *state, size_t statelen,
     char *reason, size_t reasonlen, char *err, size_t errlen);
+/*
+ * Placement id's state and reason as stored, its plan not read (the
+ * runner's look at every loop): 0 with *found 1, or *found 0 when it is no
+ * longer in the inventory; -1 when the inventory could not be read.
+ */
+int job_placement_state(struct ctrl *c, int64_t id, int *found, char *state, size_t statelen,
+    char *reason, size_t reasonlen);
 /* Have the runner look at the jobs now (no-op without a runner). */
 void job_runner_wake(struct ctrl *c);
 

@@ -38,7 +38,9 @@
 #include "job_env.h"
 #include "job_int.h"
 #include "job_probe.h"
+#include "job_procs.h"
 #include "job_rank.h"
+#include "job_replan.h"
 #include "log.h"
 #include "node_ssh.h"
 #include "ssh.h"
@@ -206,12 +208,27 @@ rank_last_line(struct job_runner *r, const struct job *j, int q, char *buf, size
 	free(text);
 }
 
-/* j failed for reason: its ranks stopped (what is left of them), state failed. */
+static void leave_placement(struct job_runner *r, struct job *j, enum job_route route,
+    const char *why, int may_replan);
+static int placement_route(struct job_runner *r, const struct job *j, char *why,
+    size_t whylen);
+
+/*
+ * j failed for reason: its ranks stopped (what is left of them), state
+ * failed; or, when its placement can no longer run (a node of it lost: the
+ * likely cause), it leaves it as a placement that cannot run makes it.
+ */
 static void
 fail_job(struct job_runner *r, struct job *j, const char *node, const char *reason)
 {
 	char why[WHY_MAX], err[256];
+	int route = j->want == JOB_WANT_RUN ? placement_route(r, j, why, sizeof(why)) : -1;
 
+	if (route == JOB_ROUTE_WAIT || route == JOB_ROUTE_REPLAN) {
+		log_info("job %" PRId64 ": %s; %s", j->id, reason, why);
+		leave_placement(r, j, (enum job_route)route, why, 1);
+		return;
+	}
 	if (j->restart_policy == JOB_RESTART_ON_FAILURE && j->restarts >= j->max_restarts)
 		snprintf(why, sizeof(why), "restarts used up (%d of %d): %s", j->restarts,
 		    j->max_restarts, reason);
@@ -251,21 +268,44 @@ ranks_from_plan(struct job_runner *r, struct job *j, const struct plan *p, char 
 	return 0;
 }
 
-/* The plan of j's placement, if it may run: 0, or -1 with why. */
+/*
+ * The plan of j's placement: 0 when it may run (its plan in p); 1 when it
+ * cannot now (what j does in *route, why in err); -1 when it could not be
+ * read (why in err).
+ */
 static int
-plan_of(struct job_runner *r, const struct job *j, struct plan *p, char *err, size_t errlen)
+plan_of(struct job_runner *r, const struct job *j, struct plan *p, enum job_route *route,
+    char *err, size_t errlen)
 {
 	char state[16], reason[API_REASON_MAX + 1];
+	int rc = job_plan_get(r->c, j->placement, p, state, sizeof(state), reason,
+	    sizeof(reason), err, errlen);
 
-	if (job_plan_get(r->c, j->placement, p, state, sizeof(state), reason, sizeof(reason),
-	    err, errlen) != 0)
+	if (rc != 0 && rc != INV_NOTFOUND)
 		return -1;
-	if (strcmp(state, "active") != 0) {
-		snprintf(err, errlen, "placement %" PRId64 " is %s%s%s", j->placement, state,
-		    reason[0] ? ": " : "", reason);
+	*route = job_route_of(rc == 0, state, reason, j->replan);
+	if (*route == JOB_ROUTE_RUN)
+		return 0;
+	job_wait_why(j->placement, rc == 0, state, reason, err, errlen);
+	return 1;
+}
+
+/*
+ * What j does about its placement now, from its state as stored (no plan
+ * read): a job_route, with why it cannot run in why; -1 when the inventory
+ * could not be read (nothing to do this time).
+ */
+static int
+placement_route(struct job_runner *r, const struct job *j, char *why, size_t whylen)
+{
+	char state[16], reason[API_REASON_MAX + 1];
+	int found;
+
+	if (job_placement_state(r->c, j->placement, &found, state, sizeof(state), reason,
+	    sizeof(reason)) == -1)
 		return -1;
-	}
-	return 0;
+	job_wait_why(j->placement, found, state, reason, why, whylen);
+	return (int)job_route_of(found, state, reason, j->replan);
 }
 
 /*
@@ -274,20 +314,35 @@ plan_of(struct job_runner *r, const struct job *j, struct plan *p, char *err, si
  * for about 15 s: jaccl rdma.cpp:327-360; ring's ranks retry for about
  * 31 s: ring.cpp:37-38, so any order works if the starts are that quick).
  */
+/*
+ * As start_job, for reason (NULL: "generation N"); a placement that cannot
+ * run makes j wait, or moves it when may_replan.  The event "job N
+ * starting" is said on a change of state only: a job still starting
+ * (job_submit said it, or resume() its own) says nothing more.
+ */
 static void
-start_job(struct job_runner *r, struct job *j)
+start_gen(struct job_runner *r, struct job *j, const char *reason, int may_replan)
 {
 	struct plan *p = malloc(sizeof(*p));
 	struct job_env *e = malloc(sizeof(*e));
 	char err[512], why[WHY_MAX], last[160];
+	enum job_route route = JOB_ROUTE_RUN;
+	int rc;
 
-	memset(e, 0, sizeof(*e));
+	if (e != NULL)
+		memset(e, 0, sizeof(*e));
 	if (p == NULL || e == NULL) {
 		log_warnx("job %" PRId64 ": out of memory", j->id);
 		goto out;
 	}
-	if (plan_of(r, j, p, err, sizeof(err)) == -1 ||
-	    ranks_from_plan(r, j, p, err, sizeof(err)) == -1 ||
+	if ((rc = plan_of(r, j, p, &route, why, sizeof(why))) != 0) {
+		if (rc == 1)
+			leave_placement(r, j, route, why, may_replan);
+		else
+			fail_job(r, j, "", why);
+		goto out;
+	}
+	if (ranks_from_plan(r, j, p, err, sizeof(err)) == -1 ||
 	    job_env_make(p, j->id, j->generation + 1, j->port, j->python, e, err,
 	    sizeof(err)) == -1) {
 		fail_job(r, j, "", err);
@@ -296,9 +351,11 @@ start_job(struct job_runner *r, struct job *j)
 	j->generation++;
 	j->started_at = ctrl_now();
 	j->probe_ok_at = NAN;
-	snprintf(why, sizeof(why), "generation %d", j->generation);
-	/* generation 1's event is job_submit's */
-	set_state(r, j, JOB_STARTING, "", j->generation > 1 ? "starting" : NULL, why);
+	if (reason == NULL)
+		snprintf(why, sizeof(why), "generation %d", j->generation);
+	else
+		snprintf(why, sizeof(why), "%s", reason);
+	set_state(r, j, JOB_STARTING, "", j->state != JOB_STARTING ? "starting" : NULL, why);
 	atomic_fetch_add(&r->c->ctr.jobs_started, 1);
 	for (int q = 0; q < j->n_ranks; q++) {
 		struct job_rank *k = &j->ranks[q];
@@ -322,9 +379,16 @@ start_job(struct job_runner *r, struct job *j)
 	}
 	watch_reset(watch_of(r, j), j->id, j->generation, ctrl_now() + r->c->job_check_interval);
 out:
-	job_env_free(e);
+	if (e != NULL)
+		job_env_free(e);
 	free(e);
 	free(p);
+}
+
+static void
+start_job(struct job_runner *r, struct job *j)
+{
+	start_gen(r, j, NULL, 1);
 }
 
 /* The operator's stop: stopping, every rank stopped and checked, stopped. */
@@ -341,6 +405,170 @@ stop_job(struct job_runner *r, struct job *j)
 	}
 	snprintf(why, sizeof(why), "%d rank%s ended, none left", j->n_ranks,
 	    j->n_ranks == 1 ? "" : "s");
+	set_state(r, j, JOB_STOPPED, "", "stopped", why);
+}
+
+/* j's reason becomes why, cut to what is stored. */
+static void
+set_reason(struct job *j, const char *why)
+{
+	size_t n = strlen(why);
+
+	if (n >= sizeof(j->reason))
+		n = sizeof(j->reason) - 1;
+	memcpy(j->reason, why, n);
+	j->reason[n] = '\0';
+}
+
+/*
+ * j (its ranks stopped) waits for why: the event once; a waiting job's
+ * reason is kept up to date without one.
+ */
+static void
+wait_job(struct job_runner *r, struct job *j, const char *why)
+{
+	if (j->state != JOB_WAITING) {
+		set_state(r, j, JOB_WAITING, "", "waiting", why);
+		return;
+	}
+	if (strncmp(j->reason, why, sizeof(j->reason) - 1) == 0)
+		return;
+	set_reason(j, why);
+	job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+}
+
+/* "; rank 1 on a2 not seen gone (why)" for the ranks stop_all left, into buf. */
+static void
+not_gone(const struct job *j, const char *why, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int q = 0; q < j->n_ranks && n + 1 < size; q++)
+		if (j->ranks[q].alive != 0)
+			n += (size_t)snprintf(buf + n, size - n, "%s rank %d on %s", n ? "," :
+			    ";", q, j->ranks[q].node);
+	if (n + 1 < size)
+		snprintf(buf + n, size - n, " not seen gone (%s)", why);
+}
+
+/*
+ * Move j, its ranks stopped, to a new placement of its model and start it
+ * there (job_replan.h): 1 done (or its placement was active again: started
+ * where it is); 0 not, with the planner's reason in err.
+ */
+static int
+replan_job(struct job_runner *r, struct job *j, const char *why, char *err, size_t errlen)
+{
+	struct plan *np = malloc(sizeof(*np));
+	char start[128];
+	int64_t old = j->placement;
+	int rc;
+
+	if (np == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return 0;
+	}
+	rc = job_replan_apply(r->c, j, ctrl_now(), np, err, errlen);
+	free(np);
+	if (rc == -1)
+		return 0;
+	if (rc == 0) {
+		atomic_fetch_add(&r->c->ctr.jobs_replans, 1);
+		log_info("job %" PRId64 " replanned: placement %" PRId64 " -> %" PRId64 ": %s",
+		    j->id, old, j->placement, why);
+		snprintf(start, sizeof(start), "on placement %" PRId64 ", in place of placement %"
+		    PRId64, j->placement, old);
+	} else
+		snprintf(start, sizeof(start), "placement %" PRId64 " is active again", old);
+	start_gen(r, j, start, 0);
+	return 1;
+}
+
+/*
+ * j's placement cannot run (why; route wait or replan): its ranks stopped
+ * and checked gone (stored as stopping first: a controller killed meanwhile
+ * stops them again when it starts), then, for replan and may_replan, moved
+ * to a new placement and started there, else waiting.  A rank that could
+ * not be checked gone (its node not reached) is named in the reason; a
+ * later start on that node stops it first (job_rank_start).
+ */
+static void
+leave_placement(struct job_runner *r, struct job *j, enum job_route route, const char *why,
+    int may_replan)
+{
+	char err[512], note[600] = "", fail[768] = "", full[WHY_MAX];
+
+	if (j->state != JOB_WAITING && j->state != JOB_STOPPING && j->generation > 0) {
+		j->state = JOB_STOPPING;
+		set_reason(j, why);
+		job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+		if (stop_all(r, j, err, sizeof(err)) == -1)
+			not_gone(j, err, note, sizeof(note));
+	}
+	if (route == JOB_ROUTE_REPLAN && may_replan) {
+		int was_waiting = j->state == JOB_WAITING;
+		if (!was_waiting) {
+			/* its ranks stopped: a controller killed during the move finds
+			 * it waiting, on the old placement or the new one */
+			j->state = JOB_WAITING;
+			job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+		}
+		if (replan_job(r, j, why, err, sizeof(err)))
+			return;
+		snprintf(fail, sizeof(fail), "; no new placement: %s", err);
+		if (!was_waiting)
+			j->state = JOB_STOPPING;   /* so that the waiting event is made */
+	}
+	snprintf(full, sizeof(full), "%s%s%s", why, fail, note);
+	wait_job(r, j, full);
+}
+
+/*
+ * Each loop, for a job that has (or may have) ranks, or waits: is its
+ * placement one it runs on?  0 yes, carry on; 1 it was handled here (the
+ * job left its placement, waits, was moved or started again).  A waiting
+ * job is replanned at most once a check interval.
+ */
+static int
+placement_gate(struct job_runner *r, struct job *j, struct watch *w)
+{
+	char why[WHY_MAX];
+	int route = placement_route(r, j, why, sizeof(why));
+	double now = ctrl_now();
+
+	if (route == -1)
+		return j->state == JOB_WAITING;
+	if (j->state != JOB_WAITING) {
+		if (route == JOB_ROUTE_RUN)
+			return 0;
+		leave_placement(r, j, (enum job_route)route, why, 1);
+		return 1;
+	}
+	if (route == JOB_ROUTE_RUN) {
+		snprintf(why, sizeof(why), "placement %" PRId64 " is active again", j->placement);
+		start_gen(r, j, why, 1);
+	} else if (route == JOB_ROUTE_REPLAN && now >= w->next_check) {
+		w->next_check = now + r->c->job_check_interval;
+		leave_placement(r, j, JOB_ROUTE_REPLAN, why, 1);
+	} else if (strncmp(j->reason, why, strlen(why)) != 0)
+		wait_job(r, j, why);   /* a new reason; a replan's failure is kept after it */
+	return 1;
+}
+
+/* The operator's stop of a waiting job: what may be left stopped, stopped. */
+static void
+stop_waiting(struct job_runner *r, struct job *j)
+{
+	char err[512], why[WHY_MAX], note[600];
+
+	if (stop_all(r, j, err, sizeof(err)) == -1) {
+		not_gone(j, err, note, sizeof(note));
+		snprintf(why, sizeof(why), "asked by the operator while it waited (%.200s)%s",
+		    j->reason, note);
+	} else
+		snprintf(why, sizeof(why), "asked by the operator while it waited (%.200s); no "
+		    "rank left", j->reason);
 	set_state(r, j, JOB_STOPPED, "", "stopped", why);
 }
 
@@ -368,10 +596,18 @@ restart_job(struct job_runner *r, struct job *j)
 static int
 policy_restart(struct job_runner *r, struct job *j)
 {
-	char what[64];
+	char what[64], why[WHY_MAX];
+	int route;
 
 	if (j->restart_policy != JOB_RESTART_ON_FAILURE || j->restarts >= j->max_restarts)
 		return 0;
+	/* a placement that cannot run: no restart (none counted), it waits or moves */
+	route = placement_route(r, j, why, sizeof(why));
+	if (route == JOB_ROUTE_WAIT || route == JOB_ROUTE_REPLAN) {
+		log_info("job %" PRId64 " not restarted where it was: %s", j->id, why);
+		leave_placement(r, j, (enum job_route)route, why, 1);
+		return 1;
+	}
 	j->restarts++;
 	atomic_fetch_add(&r->c->ctr.jobs_restarts, 1);
 	job_store_put(r->c, j, ctrl_now(), "", what_of(what, sizeof(what), j, "restarted"),
@@ -382,27 +618,52 @@ policy_restart(struct job_runner *r, struct job *j)
 	return 1;
 }
 
-/* One ps per node: each rank's alive, CPU and RSS; w's busy from the last read. */
+/*
+ * Each rank's alive, CPU and RSS: its node's agent's (the report's jobs
+ * section, job_procs.h) when fresh, else one ps per node over SSH for the
+ * ranks left; w's busy from the last read.  A rank read again from the
+ * same report as at the last check keeps its busy and runs.
+ */
 static void
 read_ranks(struct job_runner *r, struct job *j, struct watch *w, double now)
 {
 	char err[256];
-	int runnable[JOB_RANKS_MAX] = { 0 };
+	int runnable[JOB_RANKS_MAX] = { 0 }, given[JOB_RANKS_MAX];
+	int agent = job_procs_read(r->c, j, now, runnable, given);
 
-	if (job_rank_ps(r->c, j, now, runnable, err, sizeof(err)) > 0)
-		log_warnx("job %" PRId64 ": %s", j->id, err);
+	atomic_fetch_add(&r->c->ctr.job_rank_reads_agent, (uint_fast64_t)agent);
+	if (agent < j->n_ranks) {
+		/* the ranks the agents gave are hidden from the SSH read */
+		struct job rest = *j;
+		int by_ssh[JOB_RANKS_MAX] = { 0 };
+		for (int q = 0; q < j->n_ranks; q++)
+			if (given[q])
+				rest.ranks[q].pid = 0;
+		if (job_rank_ps(r->c, &rest, now, by_ssh, err, sizeof(err)) > 0)
+			log_warnx("job %" PRId64 ": %s", j->id, err);
+		for (int q = 0; q < j->n_ranks; q++) {
+			if (given[q])
+				continue;
+			j->ranks[q] = rest.ranks[q];
+			runnable[q] = by_ssh[q];
+			if (j->ranks[q].seen_at == now)
+				atomic_fetch_add(&r->c->ctr.job_rank_reads_ssh, 1);
+		}
+	}
 	for (int q = 0; q < j->n_ranks; q++) {
 		const struct job_rank *k = &j->ranks[q];
-		if (k->seen_at != now || k->alive != 1) {
+		if ((!given[q] && k->seen_at != now) || k->alive != 1) {
 			w->busy[q] = NAN;
 			w->runs[q] = 0;
 			continue;
 		}
+		if (!isnan(w->seen[q]) && k->seen_at <= w->seen[q])
+			continue;   /* the same facts as at the last check */
 		w->runs[q] = runnable[q] ? w->runs[q] + 1 : 0;
-		if (!isnan(w->seen[q]) && now > w->seen[q])
-			w->busy[q] = (k->cpu_seconds - w->cpu[q]) / (now - w->seen[q]);
+		if (!isnan(w->seen[q]))
+			w->busy[q] = (k->cpu_seconds - w->cpu[q]) / (k->seen_at - w->seen[q]);
 		w->cpu[q] = k->cpu_seconds;
-		w->seen[q] = now;
+		w->seen[q] = k->seen_at;
 	}
 }
 
@@ -538,10 +799,16 @@ step(struct job_runner *r, struct job *j)
 	struct watch *w = watch_of(r, j);
 
 	if (j->want == JOB_WANT_STOP) {
-		if (j->state != JOB_STOPPED)
+		if (j->state == JOB_WAITING)
+			stop_waiting(r, j);
+		else if (j->state != JOB_STOPPED)
 			stop_job(r, j);
 		return;
 	}
+	/* every loop, not every check: a drained placement's job stops at once */
+	if ((j->state == JOB_RUNNING || j->state == JOB_HUNG || j->state == JOB_WAITING ||
+	    (j->state == JOB_STARTING && j->generation > 0)) && placement_gate(r, j, w))
+		return;
 	switch (j->state) {
 	case JOB_STARTING:
 		if (j->generation == 0)
@@ -586,8 +853,12 @@ resume(struct job_runner *r, struct job *j)
 	if (j->want == JOB_WANT_STOP || j->generation == 0 ||
 	    (j->state != JOB_STARTING && j->state != JOB_STOPPING))
 		return;
-	log_info("job %" PRId64 " was %s when the controller stopped: stopping what it may "
-	    "have left, then starting it again", j->id, job_state_str(j->state));
+	char what[64];
+
+	snprintf(why, sizeof(why), "it was %s when the controller stopped: what it may have left "
+	    "is stopped, then it starts again", job_state_str(j->state));
+	job_store_put(r->c, j, ctrl_now(), "", what_of(what, sizeof(what), j, "resumed"), why);
+	log_info("job %" PRId64 " resumed: %s", j->id, why);
 	if (stop_all(r, j, err, sizeof(err)) == -1) {
 		snprintf(why, sizeof(why), "could not stop what the last run left: %s", err);
 		fail_job(r, j, "", why);

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "node_ssh.h"
 #include "ssh.h"
+#include "textbuf.h"
 
 /* Seconds a stop line may take: the grace, SIGKILL's check, and room. */
 #define STOP_TIMEOUT(c) ((c)->ssh_command_timeout > JOB_STOP_GRACE + 20 ? \
@@ -197,6 +198,7 @@ ps_node(struct ctrl *c, struct job *j, const char *node, double now, int *runnab
 		} else
 			k->alive = 0;
 		k->seen_at = now;
+		snprintf(k->seen_by, sizeof(k->seen_by), "ssh");
 	}
 	ssh_result_free(&res);
 	return 0;
@@ -219,14 +221,13 @@ job_rank_ps(struct ctrl *c, struct job *j, double now, int *runnable, char *err,
 }
 
 int
-job_rank_tail(struct ctrl *c, const struct job *j, int r, int lines, char **out, char *err,
-    size_t errlen)
+job_rank_log(struct ctrl *c, const struct job *j, int r, int64_t from, int max_lines,
+    struct job_log *l, char *err, size_t errlen)
 {
 	struct ssh_result res;
-	char *cmd = job_env_tail_line(j->id, r, lines);
+	char *cmd = job_env_tail_line(j->id, r, from, JOB_LOG_BYTES_MAX);
 	int rc;
 
-	*out = NULL;
 	if (cmd == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -235,10 +236,42 @@ job_rank_tail(struct ctrl *c, const struct job *j, int r, int lines, char **out,
 	free(cmd);
 	if (rc == -1)
 		return -1;
-	*out = res.out;
-	res.out = NULL;
+	if (res.status != 0) {
+		char line[160];
+		last_line(&res, line, sizeof(line));
+		snprintf(err, errlen, "%s: reading rank %d's log ended with status %d%s%s",
+		    j->ranks[r].node, r, res.status, line[0] ? ": " : "", line);
+		rc = -1;
+	} else if (job_env_tail_read(res.out ? res.out : "", res.out ? res.out_len : 0, from,
+	    max_lines, l, err, errlen) == -1)
+		rc = -1;
 	ssh_result_free(&res);
-	if (*out == NULL && (*out = strdup("")) == NULL) {
+	return rc;
+}
+
+int
+job_rank_tail(struct ctrl *c, const struct job *j, int r, int lines, char **out, char *err,
+    size_t errlen)
+{
+	struct job_log *l = calloc(1, sizeof(*l));
+	struct textbuf b = { 0 };
+
+	*out = NULL;
+	if (l == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (job_rank_log(c, j, r, -1, lines, l, err, errlen) == -1) {
+		job_logs_free(l, 1);
+		return -1;
+	}
+	textbuf_printf(&b, "%s", "");
+	for (int k = 0; k < l->n_lines; k++)
+		textbuf_printf(&b, "%s\n", l->lines[k]);
+	if (l->partial != NULL)
+		textbuf_printf(&b, "%s", l->partial);
+	job_logs_free(l, 1);
+	if ((*out = textbuf_take(&b)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

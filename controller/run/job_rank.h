@@ -33,7 +33,19 @@ int job_rank_stop(struct ctrl *c, const struct job *j, int r, char *err, size_t 
  */
 int job_rank_ps(struct ctrl *c, struct job *j, double now, int *runnable, char *err,
     size_t errlen);
-/* The last lines of rank r's output: *out malloc'd text.  0, or -1 with why. */
+/*
+ * Rank r's output (rank<r>.log on its node, job_env_tail_line): from byte
+ * offset from (-1: its last max_lines lines), at most max_lines complete
+ * lines and JOB_LOG_BYTES_MAX bytes, into l (job_env_tail_read; l's rank
+ * and node left alone, its lines malloc'd whatever this returns).  0, or
+ * -1 with why in err (the node did not answer).
+ */
+int job_rank_log(struct ctrl *c, const struct job *j, int r, int64_t from, int max_lines,
+    struct job_log *l, char *err, size_t errlen);
+/*
+ * The last lines of rank r's output, a last line not ended too: *out
+ * malloc'd text.  0, or -1 with why.
+ */
 int job_rank_tail(struct ctrl *c, const struct job *j, int r, int lines, char **out,
     char *err, size_t errlen);
 

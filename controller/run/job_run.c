@@ -19,10 +19,8 @@
 #include "job_env.h"
 #include "job_int.h"
 #include "job_probe.h"
-#include "job_rank.h"
 #include "log.h"
 #include "node_ssh.h"
-#include "textbuf.h"
 
 /* ---- the inventory ---- */
 
@@ -125,6 +123,25 @@ job_plan_get(struct ctrl *c, int64_t id, struct plan *p, char *state, size_t sta
 		snprintf(err, errlen, "placement %" PRId64 "'s plan could not be read", id);
 		return -1;
 	}
+	return 0;
+}
+
+int
+job_placement_state(struct ctrl *c, int64_t id, int *found, char *state, size_t statelen,
+    char *reason, size_t reasonlen)
+{
+	struct plan_arg a = { .id = id };
+	int rc = store_with(&c->store, plan_fn, &a);
+
+	*found = rc == 0;
+	state[0] = reason[0] = '\0';
+	if (rc == INV_NOTFOUND)
+		return 0;
+	if (rc != 0)
+		return -1;
+	snprintf(state, statelen, "%s", a.p.state);
+	snprintf(reason, reasonlen, "%s", a.p.reason);
+	free(a.p.json);
 	return 0;
 }
 
@@ -395,91 +412,5 @@ job_stop(struct ctrl *c, int64_t id, struct job *out, int *status, char *err, si
 		    "could not be written", id);
 	*status = 202;
 	job_runner_wake(c);
-	return 0;
-}
-
-/* ---- logs ---- */
-
-/* text's last lines (at most max), each a JSON string, into b. */
-static void
-text_lines(struct textbuf *b, const char *text, int max)
-{
-	char line[JOB_LOG_LINE_MAX + 1], js[2 * (JOB_LOG_LINE_MAX + 1) + 8];
-	int total = 0, skip, i = 0, first = 1;
-
-	for (const char *p = text; *p; p++)
-		total += *p == '\n' || p[1] == '\0';
-	skip = total > max ? total - max : 0;
-	for (const char *p = text; *p; i++) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (i >= skip) {
-			snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n :
-			    sizeof(line) - 1), p);
-			js[0] = '\0';
-			if (job_env_json_str(js, sizeof(js), line) == 0) {
-				textbuf_printf(b, "%s", first ? "" : ", ");
-				textbuf_printf(b, "%s", js);
-				first = 0;
-			}
-		}
-		p = nl ? nl + 1 : p + n;
-	}
-}
-
-int
-job_logs(struct ctrl *c, int64_t id, int rank, int lines, char **json, int *status,
-    char *err, size_t errlen)
-{
-	struct job *j = malloc(sizeof(*j));
-	struct textbuf b = { 0 };
-	char buf[160], node[2 * (API_NAME_MAX + 1) + 8];
-	int rc;
-
-	*json = NULL;
-	if (j == NULL)
-		return refuse(status, 503, err, errlen, "out of memory");
-	if ((rc = job_store_get(c, id, j)) != 0) {
-		free(j);
-		return refuse(status, rc == INV_NOTFOUND ? 404 : 503, err, errlen, rc ==
-		    INV_NOTFOUND ? "job %" PRId64 " not found" : "job %" PRId64 ": the inventory "
-		    "could not be read", id);
-	}
-	if (rank < -1 || rank >= j->n_ranks) {
-		int n = j->n_ranks;
-		free(j);
-		return refuse(status, 400, err, errlen, "rank: job %" PRId64 " has ranks 0 to %d",
-		    id, n - 1);
-	}
-	if (lines <= 0 || lines > JOB_LOG_LINES_MAX)
-		lines = lines <= 0 ? 50 : JOB_LOG_LINES_MAX;
-	snprintf(buf, sizeof(buf), "{\"job\": %" PRId64 ", \"ranks\": [", id);
-	textbuf_printf(&b, "%s", buf);
-	for (int r = 0, first = 1; r < j->n_ranks; r++) {
-		char *text = NULL;
-		if (rank != -1 && r != rank)
-			continue;
-		if (job_rank_tail(c, j, r, lines, &text, err, errlen) == -1) {
-			free(textbuf_take(&b));
-			free(j);
-			return refuse(status, 502, err, errlen, "rank %d's output could not be "
-			    "read: %s", r, err);
-		}
-		node[0] = '\0';
-		job_env_json_str(node, sizeof(node), j->ranks[r].node);
-		snprintf(buf, sizeof(buf), "%s{\"rank\": %d, \"node\": ", first ? "" : ", ", r);
-		textbuf_printf(&b, "%s", buf);
-		textbuf_printf(&b, "%s", node);
-		textbuf_printf(&b, "%s", ", \"lines\": [");
-		text_lines(&b, text, lines);
-		textbuf_printf(&b, "%s", "]}");
-		free(text);
-		first = 0;
-	}
-	textbuf_printf(&b, "%s", "]}");
-	free(j);
-	if ((*json = textbuf_take(&b)) == NULL)
-		return refuse(status, 503, err, errlen, "out of memory");
-	*status = 200;
 	return 0;
 }

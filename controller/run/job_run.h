@@ -33,13 +33,6 @@ int job_submit(struct ctrl *c, const struct job_request *req, struct job *out, i
 /* Ask the runner to stop job id (want stop, stored at once); -1 with *status. */
 int job_stop(struct ctrl *c, int64_t id, struct job *out, int *status, char *err,
     size_t errlen);
-/*
- * The last lines (at most JOB_LOG_LINES_MAX) of rank's output (rank -1:
- * every rank), read over SSH from the node: *json the logs answer of
- * job_api.h, malloc'd.  -1 with *status and err.
- */
-int job_logs(struct ctrl *c, int64_t id, int rank, int lines, char **json, int *status,
-    char *err, size_t errlen);
 
 /* Start the thread (it resumes the open jobs first); NULL when it cannot. */
 struct job_runner *job_runner_start(struct ctrl *c);

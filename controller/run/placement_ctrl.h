@@ -53,9 +53,12 @@ void placement_node_back(struct ctrl *c, const char *node, enum node_state st, d
  * the cluster, at the first node's drain, before any node updates): state
  * degraded with the campaign's reason, an event each, the campaign's id kept
  * beside it, its memory kept reserved.  Its own transaction (store_txn):
- * the caller must not hold the store's lock.
+ * the caller must not hold the store's lock.  Then it waits, in the
+ * calling thread, until the jobs of every placement the campaign stopped
+ * have no rank left (job_hold.h: the runner stops them; at most 30 s and
+ * 15 s a rank), and fails when they do not.
  * 0 with what was done in what, or -1 with why in err.  Run again, it stops
- * only what this campaign has not stopped yet.
+ * only what this campaign has not stopped yet, and waits again.
  */
 struct ro_campaign;
 int placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const char *node,
@@ -64,8 +67,9 @@ int placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, cons
 /*
  * The campaign ended (finished or aborted): each placement it stopped goes
  * back to active when every one of its nodes is ready, else stays degraded
- * with the reason; an event each.  Inside the caller's transaction (the
- * store's lock held).  0 or -1.
+ * with the reason; an event each, and the job runner is woken (their jobs
+ * start again).  Inside the caller's transaction (the store's lock held).
+ * 0 or -1.
  */
 int placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double now);
 

@@ -10,6 +10,12 @@
  * into it while the node is updated, and the placement comes back on the
  * same nodes.  `tbctl placement remove` releases it; `tbctl placement
  * replan` proposes another.
+ *
+ * The jobs of a drained placement (tbctl run) are stopped by the job
+ * runner, which sees the placement no longer active: the drain waits until
+ * every one of them is waiting with no rank left (job_hold.h), so that the
+ * update never restarts a node under a running rank; the restore has the
+ * runner start them again at once.
  */
 #include "placement_ctrl.h"
 
@@ -20,6 +26,7 @@
 
 #include "inventory.h"
 #include "inventory_placement.h"
+#include "job_hold.h"
 #include "log.h"
 
 /* Append ", N" (or "N" first) to buf. */
@@ -82,6 +89,8 @@ struct drain {
 	double now;
 	char ids[200];            /* the placements it stopped */
 	char before[200];         /* those this campaign had stopped already */
+	int64_t *held;            /* every placement the campaign has stopped now (malloc'd) */
+	int n_held;
 };
 
 /* store_fn: the drain's transaction; 1 (nothing done) when camp was aborted. */
@@ -100,7 +109,41 @@ drain_tx(struct inv *inv, void *arg)
 	free(had);
 	if (rc == 0)
 		rc = stop_all(d->c, inv, d->camp, d->node, d->now, d->ids, sizeof(d->ids));
+	if (rc == 0)
+		rc = inv_placements_stopped_by(inv, d->camp->id, &d->held, &d->n_held);
 	return rc;
+}
+
+/* store_fn: has campaign *arg been aborted. */
+static int
+aborted_fn(struct inv *inv, void *arg)
+{
+	return aborted(inv, *(const int64_t *)arg);
+}
+
+/* job_hold's cancel: the campaign was aborted (its abort restored the placements). */
+static int
+hold_cancelled(struct ctrl *c, void *arg)
+{
+	return store_with(&c->store, aborted_fn, arg) == 1;
+}
+
+/*
+ * Wait until the jobs of the placements camp has stopped are stopped
+ * (job_hold_wait); what they were into jobs.  0, 1 (aborted meanwhile), or
+ * -1 with why in err.
+ */
+static int
+hold_jobs(struct ctrl *c, const struct drain *d, char *jobs, size_t jobslen, char *err,
+    size_t errlen)
+{
+	char actor[64];
+	struct job_hold h = { .placements = d->held, .n_placements = d->n_held, .actor = actor,
+		.node = d->camp->mode == RO_LOCKSTEP ? "" : d->node, .cancelled = hold_cancelled,
+		.arg = (void *)&d->camp->id };
+
+	snprintf(actor, sizeof(actor), "rollout:%" PRId64, d->camp->id);
+	return job_hold_wait(c, &h, jobs, jobslen, err, errlen);
 }
 
 int
@@ -108,16 +151,30 @@ placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const ch
     char *what, size_t whatlen, char *err, size_t errlen)
 {
 	struct drain d = { .c = c, .camp = camp, .node = node, .now = ctrl_now() };
+	char jobs[200], why[300];
 	int rc = store_txn(&c->store, drain_tx, &d);
 
 	if (rc == 1) {
+		free(d.held);
 		snprintf(what, whatlen, "rollout %" PRId64 " was aborted: nothing drained", camp->id);
 		return 0;
 	}
 	if (rc != 0) {
+		free(d.held);
 		snprintf(err, errlen, "the placements of %s could not be marked in the inventory",
 		    camp->cluster);
 		return -1;
+	}
+	rc = hold_jobs(c, &d, jobs, sizeof(jobs), why, sizeof(why));
+	free(d.held);
+	if (rc == -1) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	if (rc == 1) {
+		snprintf(what, whatlen, "rollout %" PRId64 " was aborted while its jobs stopped",
+		    camp->id);
+		return 0;
 	}
 	if (d.ids[0])
 		snprintf(what, whatlen, "%s placement %s of %s (memory kept reserved until "
@@ -129,6 +186,10 @@ placement_rollout_drain(struct ctrl *c, const struct ro_campaign *camp, const ch
 	else
 		snprintf(what, whatlen, "%s has no placements to drain", camp->mode == RO_LOCKSTEP ?
 		    camp->cluster : node);
+	if (jobs[0]) {
+		size_t l = strlen(what);
+		snprintf(what + l, whatlen - l, "; %s", jobs);
+	}
 	return 0;
 }
 
@@ -180,5 +241,7 @@ placement_rollout_restore(struct ctrl *c, const struct ro_campaign *camp, double
 			ctrl_event(c, now, actor, "", what, reason);
 	}
 	free(ids);
+	if (rc == 0 && n > 0)
+		job_hold_release(c);   /* their jobs start now, not at the runner's next loop */
 	return rc == 0 ? 0 : -1;
 }

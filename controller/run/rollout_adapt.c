@@ -1,7 +1,10 @@
 /*
  * The runner's adapters for drain and the links check, as this build has
  * them (see rollout_run.h): drain stops and marks the node's placements
- * (placement_rollout_drain); links go
+ * and waits until the job runner has stopped their jobs, every rank
+ * checked gone (placement_rollout_drain, job_hold.h: a job still running
+ * when the wait's bound passes fails the drain step, which halts the
+ * campaign and leaves the node cordoned with the reason); links go
  * through wiring validation (wmon_check) for a node in a cluster, and
  * through the node's own report otherwise.  The wiring check knows the
  * rollout open on the cluster: an os-skew it expects (one end updated, the

@@ -365,11 +365,11 @@ dry_node(struct ctrl *c, struct ro_campaign *camp, struct ro_node *n)
 		ADD("preflight: %.360s", cmds[j]);
 	ADD("cordon: tbctl node cordon %s (unless cordoned already)", name);
 	if (camp->mode == RO_LOCKSTEP)
-		ADD("drain: stop every placement of %s (marked degraded, memory kept; restored "
-		    "when every node passes)", camp->cluster);
+		ADD("drain: stop every placement of %s and its jobs (marked degraded, memory "
+		    "kept; restored and started again when every node passes)", camp->cluster);
 	else
-		ADD("drain: stop the placements on %s (marked degraded, memory kept; restored "
-		    "when the rollout finishes)", name);
+		ADD("drain: stop the placements on %s and their jobs (marked degraded, memory "
+		    "kept; restored and started again when the rollout finishes)", name);
 	k = rollout_commands(camp, RO_DOWNLOAD, user, cmds, 4);
 	for (int j = 0; j < k; j++)
 		ADD("download: %.360s", cmds[j]);

@@ -28,8 +28,9 @@ struct rollout_adapters {
 	/*
 	 * Stop the placements on node for campaign camp (lockstep: every
 	 * placement of the cluster), recorded in the inventory so that the
-	 * campaign's end restores them.  0 with what was done in what, or -1
-	 * with why in err.  Safe to run again after a crash.
+	 * campaign's end restores them, and wait until their jobs have no
+	 * rank left (it may take a minute).  0 with what was done in what, or
+	 * -1 with why in err.  Safe to run again after a crash.
 	 */
 	int (*drain)(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *what,
 	    size_t whatlen, char *err, size_t errlen);
@@ -39,7 +40,8 @@ struct rollout_adapters {
 };
 
 /* rollout_adapt.c: drain is placement_rollout_drain (placement_ctrl.h: the
- * placements are stopped and marked, not moved); links pass when wiring validation passes every expected link of the
+ * placements are stopped and marked, not moved, and their jobs stopped);
+ * links pass when wiring validation passes every expected link of the
  * node in its cluster (a node in no cluster: when its own report shows RDMA
  * enabled and every cabled port's RDMA device active with an IPv4). */
 extern const struct rollout_adapters rollout_adapters_builtin;

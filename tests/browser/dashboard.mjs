@@ -9,6 +9,13 @@
 //   node dashboard.mjs osskew URL TOKEN SHOTDIR
 //     the node on another macOS build marked, the others not; the rollouts
 //     panel shows the halted rollout 1 from GET /v1/rollouts.
+//   node dashboard.mjs jobs URL TOKEN SHOTDIR P1 P2 JOB PORT
+//     placement P1 with job JOB (rank 0's endpoint on port PORT), P2 with
+//     none: P1 shows its job's line, "running" with the endpoint while
+//     GET /v1/jobs says so (the real answer with the job's state set to
+//     running: no simulated Mac runs a model here), then, without a reload,
+//     the job's real state (failed: its node's SSH never answers) with its
+//     reason; P2 shows no job line.
 //   node dashboard.mjs topology URL - SHOTDIR
 //     the wiring view (web/js/topology.js) on answers shaped as the wiring
 //     API's contract (tests/browser/topology/*.json): verdicts told apart by
@@ -189,6 +196,70 @@ async function osskew(browser) {
   await shot(page, shots, 'os-skew');
 }
 
+/** The job line of placement id, as the page shows it (null: none). */
+async function jobLine(page, id) {
+  return page.evaluate((pid) => {
+    const p = document.querySelector(`#placements article.placement[data-id="${pid}"] p.job`);
+    return p ? { state: p.dataset.state, job: p.dataset.job, text: p.textContent,
+      word: p.querySelector('.state').textContent, reason: (p.querySelector('.reason') || {}).textContent || '' } : null;
+  }, id);
+}
+
+async function jobs(browser) {
+  const [, , , , , , p1, p2, jobId, port] = process.argv;
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => console.log('# page error: ' + e.message));
+  // GET /v1/jobs as the controller answers it, the job's state set to running
+  let served = 0;
+  const running = async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    for (const j of body.jobs || []) if (String(j.id) === jobId) Object.assign(j, { state: 'running', reason: null });
+    served++;
+    await route.fulfill({ response: res, json: body });
+  };
+  await page.route('**/v1/jobs', running);
+  await page.goto(url + '/');
+  await page.fill('#token', token);
+  await page.click('#login-form button[type=submit]');
+  await page.waitForSelector(`#placements article.placement[data-id="${p1}"] p.job`, { timeout: T });
+  await page.evaluate(() => { window.__sameDocument = true; });
+  const endpoint = `http://127.0.0.1:${port}/v1`;
+  let l = await jobLine(page, p1);
+  ok(served > 0 && l && l.state === 'running' && l.word === 'running' && l.job === jobId,
+    `placement ${p1} shows job ${jobId} running, in words`, JSON.stringify(l));
+  ok(l && l.text.includes(endpoint) && /\b0 restarts\b/.test(l.text) && l.reason === '',
+    'with its endpoint and restarts, and no reason while it runs', l && l.text);
+  ok(await jobLine(page, p2) === null && !!(await page.$(`#placements article.placement[data-id="${p2}"]`)),
+    `placement ${p2}, without a job, shows no job line`);
+  await shot(page, shots, 'job-running');
+
+  // the real answer: the job failed (its node's SSH never answers)
+  await page.unroute('**/v1/jobs', running);
+  const t0 = Date.now();
+  try {
+    await page.waitForFunction((pid) => {
+      const p = document.querySelector(`#placements article.placement[data-id="${pid}"] p.job`);
+      return p && p.dataset.state === 'failed';
+    }, p1, { timeout: 60000 });
+  } catch (e) {
+    console.log('# the job as the API has it: ' + JSON.stringify((await api(url, '/v1/jobs', token)).body));
+    console.log('# the line: ' + JSON.stringify(await jobLine(page, p1)));
+    throw e;
+  }
+  l = await jobLine(page, p1);
+  const real = (await api(url, '/v1/jobs', token)).body;
+  const j = ((real && real.jobs) || []).find((x) => String(x.id) === jobId) || {};
+  ok(j.state === 'failed' && l.word === 'failed', `the line changes to the API's state, failed, ${((Date.now() - t0) / 1000).toFixed(1)} s later`,
+    JSON.stringify({ api: j.state, page: l }));
+  ok(!!j.reason && l.reason === j.reason && /did not start/.test(l.reason), 'with the reason the API gives', l.reason);
+  ok(l.text.includes(endpoint), 'still naming the endpoint', l.text);
+  ok(await page.evaluate(() => window.__sameDocument === true), 'without a reload');
+  ok(await jobLine(page, p2) === null, `placement ${p2} still shows no job line`);
+  await shot(page, shots, 'job-failed');
+}
+
 async function topology(browser) {
   const ctx = await browser.newContext({ viewport: { width: 1000, height: 600 }, bypassCSP: true });
   const page = await ctx.newPage();
@@ -345,6 +416,7 @@ try {
   if (which === 'mesh4') await mesh4(browser);
   else if (which === 'degraded') await degraded(browser);
   else if (which === 'osskew') await osskew(browser);
+  else if (which === 'jobs') await jobs(browser);
   else if (which === 'topology') await topology(browser);
   else throw new Error('unknown case ' + which);
 } catch (e) {

@@ -12,7 +12,13 @@
 #   3. os-skew: the node on another macOS build marked; a rollout that
 #      halted at mac1's preflight (the controller has no SSH key), as GET
 #      /v1/rollouts gives it, shown in the rollouts panel.
-#   4. the wiring view alone, on answers shaped as the wiring API's contract
+#   4. jobs: mesh4-studio again, a controller with an SSH key, two applied
+#      placements, one with a job whose nodes' SSH is a listener that never
+#      speaks (the job starts, then fails with its reason): the placement's
+#      job line, running with its endpoint (GET /v1/jobs answered with the
+#      job running) then failed with the reason, without a reload; the
+#      other placement shows none.
+#   5. the wiring view alone, on answers shaped as the wiring API's contract
 #      (tests/browser/topology/), served by tbcontrollerd from a copy of web/.
 # Screenshots go to $B/screenshots/.  Skipped (77) only where no Chromium
 # can be found or playwright-core cannot be installed.
@@ -45,11 +51,12 @@ run_case() {
 	[ "$n_ok" -gt 0 ] || not_ok "case $1: no assertion passed"
 }
 
-# cluster SCENARIO INTERVAL: a controller and one sim agent per node of the
-# scenario, all in its cluster; waits until every node has reported.
+# cluster SCENARIO [OPTION...]: a controller (with those options; named
+# ctl-SCENARIO, or $CTL_NAME) and one sim agent per node of the scenario,
+# all in its cluster; waits until every node has reported.
 cluster() {
-	local scen=$1 n c
-	start_controller "ctl-$(basename "$scen" .json)" --unreachable-after 2 ||
+	local scen=$1 n c; shift
+	start_controller "${CTL_NAME:-ctl-$(basename "$scen" .json)}" --unreachable-after 2 "$@" ||
 		return 1
 	c=$(jq -r .cluster "$scen")
 	"$BIN/tbctl" cluster create "$c" >/dev/null || return 1
@@ -121,6 +128,45 @@ for n in mac1 mac2 mac3 mac4; do "$BIN/tbctl" node ssh "$n" --host 127.0.0.1 --u
 	not_ok "a rollout started"
 wait_for "the rollout halted" 20 sh -c "$BIN/tbctl rollout status 1 --json | jq -e '.state == \"halted\"'"
 run_case osskew "$CTRL_URL" "$(cat "$ADMIN_TOKEN_FILE")" "$SHOTS"
+bg_check_all
+
+# -- a placement's job --
+ssh-keygen -q -t ed25519 -N '' -f "$TMP/ctl_key" || not_ok "a controller key"
+# free_port: a TCP port nothing listens on, on 127.0.0.1
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+SILENT=$(free_port)
+# a "node" that accepts SSH connections and never speaks: the job's start
+# waits for --ssh-timeout, then fails
+timeout 120 python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64)
+conns = []
+end = time.time() + 120
+while time.time() < end:
+    s.settimeout(max(0.1, end - time.time()))
+    try:
+        conns.append(s.accept()[0])
+    except OSError:
+        pass' "$SILENT" &
+silent_pid=$!
+CTL_NAME=ctl-jobs cluster tests/scenarios/mesh4-studio.json --ssh-key "$TMP/ctl_key" --ssh-timeout 6 \
+	--catalog "$TOP/data/catalog.json" || { not_ok "mesh4-studio with an SSH key started"; done_testing; }
+# SSH settings first: a plan names each rank's SSH host (a later change makes it stale)
+for n in mac1 mac2; do
+	"$BIN/tbctl" node ssh "$n" --host 127.0.0.1 --port "$SILENT" --user tbmesh >/dev/null &&
+		"$BIN/tbctl" node trust "$n" --fingerprint "SHA256:$(head -c 32 /dev/urandom | base64 | tr -d '=' | head -c 43)" >/dev/null ||
+		not_ok "$n's SSH settings"
+done
+P1=$("$BIN/tbctl" place llama-3.3-70b:4bit --strategy tensor --nodes mac1,mac2 --entry server --apply --json | jq -r .id)
+P2=$("$BIN/tbctl" place llama-3.3-70b:4bit --strategy tensor --nodes mac3,mac4 --entry server --apply --json | jq -r .id)
+check "two placements applied ($P1, $P2)" test "${P1:-0}" -gt 0 -a "${P2:-0}" -gt 0
+JPORT=$(free_port)
+"$BIN/tbctl" run "$P1" --port "$JPORT" --restart never --json >"$TMP/job.json" 2>"$TMP/job.err"
+check_jq "a job on placement $P1, starting" "$TMP/job.json" ".state == \"starting\" and .placement == $P1" ||
+	sed 's/^/# /' "$TMP/job.err"
+"$BIN/tbctl" token create --role viewer --label dashboard-jobs >"$TMP/viewer2" || not_ok "viewer token"
+run_case jobs "$CTRL_URL" "$(cat "$TMP/viewer2")" "$SHOTS" "$P1" "$P2" "$(jq -r .id "$TMP/job.json")" "$JPORT"
+kill "$silent_pid" 2>/dev/null; builtin wait "$silent_pid" 2>/dev/null
 bg_check_all
 
 # -- the wiring view on the contract's shapes --

@@ -68,7 +68,12 @@ check_eq "no rank of an earlier start is left (${#seen[@]} seen at the kills)" 0
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H 'Content-Type: application/json' \
 	--data-binary '{"prompt": "hi", "max_tokens": 1}' "http://$A1:$PORT/v1/completions")
 check_eq "the endpoint answers" 200 "$code"
-check "the restarted controller said what it stopped" grep -q "job $J was starting when the controller stopped" "$TMP/ctl-run2.log"
+check "the restarted controller said what it stopped" \
+	grep -q "job $J resumed: it was starting when the controller stopped" "$TMP/ctl-run2.log"
+"$CTL" events --limit 1000 --json >"$TMP/events.json"
+check_jq "events: one \"job $J starting\" (the submit's), two \"job $J resumed\"" \
+	"$TMP/events.json" "([.events[] | select(.what == \"job $J starting\")] | length == 1) and
+	([.events[] | select(.what == \"job $J resumed\")] | length == 2)"
 
 # a stop survives a kill -9 too: rank 1 ignores SIGTERM (MLX issue 3910),
 # so the stop is still waiting out its grace when the controller dies

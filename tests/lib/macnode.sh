@@ -35,8 +35,15 @@
 #                           its address, SSH port, host key fingerprint
 #   macnode_dir NAME        its state directory ($FAKEMAC_DIR of its commands)
 #   macnode_root NAME       its system folders (/Library, /usr/local, /var)
-#   macnode_log NAME        the file every fake command appends "CMD ARGS" to
-#                           ("sudo -n CMD ARGS" first when it came through sudo)
+#   macnode_log NAME        the file every fake command run over SSH appends
+#                           "CMD ARGS" to ("sudo -n CMD ARGS" first when it
+#                           came through sudo)
+#   macnode_agent_log NAME  the same for the commands its agent runs
+#   macnode_jobs NAME       its jobs directory: TBMESH_JOBS of its SSH
+#                           sessions (the controller's start line writes the
+#                           ranks' pid files there) and its agent's --jobs-dir
+#   macnode_agent_stop NAME / macnode_agent_start NAME
+#                           stop its agent (and its supervisor) / start them again
 #   macnode_build NAME      its macOS build now
 #   macnode_installs NAME   how many updates were installed
 #   macnode_set NAME KEY VALUE
@@ -120,6 +127,8 @@ macnode_grant() {
 macnode_dir() { echo "$TMP/mac-$1/state"; }
 macnode_root() { echo "$TMP/root-${MACNODE_ADDR[$1]}"; }
 macnode_log() { echo "$TMP/mac-$1/commands.log"; }
+macnode_agent_log() { echo "$TMP/mac-$1/agent-commands.log"; }
+macnode_jobs() { echo "$TMP/mac-$1/home/tbmesh-jobs"; }
 macnode_addr() { echo "${MACNODE_ADDR[$1]}"; }
 macnode_port() { echo "${MACNODE_PORT[$1]}"; }
 macnode_fp() { ssh-keygen -l -E sha256 -f "$TMP/mac-$1/host_key.pub" | awk '{print $2}'; }
@@ -165,7 +174,8 @@ macnode_fs() {
 	cat >"$d/asroot" <<WRAP
 #!/bin/sh
 # $name's commands as root (tests/fakemac/node/sudo runs them through sudo -n)
-export PATH='$path' FAKEMAC_DIR='$d/state' FAKEMAC_LOG='$d/commands.log' HOME=/var/root
+export PATH='$path' FAKEMAC_DIR='$d/state' FAKEMAC_LOG='$d/commands.log' HOME=/var/root \\
+	TBMESH_JOBS='$d/home/tbmesh-jobs'
 exec "\$@"
 WRAP
 	chmod 755 "$d" "$d/asroot" "$root"
@@ -179,8 +189,9 @@ WRAP
 macnode_sshd() {
 	local name=$1 d=$TMP/mac-$1
 	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:/usr/bin:/bin"
-	local root_login=no
+	local root_login=no env
 	[ "$MACNODE_ROOT_LOGIN" = 1 ] && root_login=prohibit-password
+	env="PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d/home"
 	# HOME is the node's own: the account's shell start-up files (~/.bashrc)
 	# are not read by the commands the controller runs.
 	cat >"$d/sshd_config" <<CONF
@@ -196,7 +207,7 @@ PubkeyAuthentication yes
 PermitRootLogin $root_login
 AllowUsers $MACNODE_LOGIN
 PermitUserEnvironment no
-SetEnv PATH=$path FAKEMAC_DIR=$d/state FAKEMAC_LOG=$d/commands.log HOME=$d/home
+SetEnv $env TBMESH_JOBS=$d/home/tbmesh-jobs
 LogLevel ERROR
 CONF
 	bg_start "$d/sshd.log" timeout "$MACNODE_SECS" /usr/sbin/sshd -D -e -f "$d/sshd_config"
@@ -216,12 +227,13 @@ macnode_supervise() {
 # Runs $name's agent; stops it for good on SIGTERM.
 stop=0 pid=
 trap 'stop=1; [ -n "\$pid" ] && kill \$pid 2>/dev/null' TERM
-export PATH='$path' FAKEMAC_DIR='$d/state'
+export PATH='$path' FAKEMAC_DIR='$d/state' FAKEMAC_LOG='$d/agent-commands.log'
 while [ \$stop = 0 ]; do
 	if [ -e '$d/state/rebooting' ]; then sleep 0.2; continue; fi
 	'$BIN/tbagentd' --backend darwin --name '$name' --interval 1 --listen none \\
 		--controller '$CTRL_URL' --bootstrap-token-file '$d/bootstrap' \\
-		--state-dir '$d/agent-state' --command-timeout 10 >>'$d/agent.log' 2>&1 &
+		--state-dir '$d/agent-state' --command-timeout 10 \\
+		--jobs-dir '$d/home/tbmesh-jobs' >>'$d/agent.log' 2>&1 &
 	pid=\$!
 	echo \$pid >'$d/state/agent.pid'
 	wait \$pid
@@ -233,6 +245,17 @@ SUP
 	chmod +x "$d/supervise.sh"
 	bg_start "$d/supervise.log" timeout "$MACNODE_SECS" "$d/supervise.sh"
 	MACNODE_SUP[$name]=$BG_PID
+}
+
+macnode_agent_stop() {
+	[ -n "${MACNODE_SUP[$1]:-}" ] || return 0
+	bg_stop "${MACNODE_SUP[$1]}"
+	MACNODE_SUP[$1]=
+}
+
+macnode_agent_start() {
+	[ -z "${MACNODE_SUP[$1]:-}" ] || return 0
+	macnode_supervise "$1"
 }
 
 macnode_start() {

@@ -28,6 +28,11 @@
 #   mlx_kill_all                SIGKILL every rank on this test's nodes (a
 #                               cleanup hook: a rank is started with nohup by
 #                               the controller and outlives it on purpose)
+#   mlx_install_watch NODE...   each node's `softwareupdate` (first on its
+#                               PATH, sudo's too) counts, at every --install,
+#                               before it installs, the ranks alive on every
+#                               simulated Mac of the test: a line
+#                               "TIME ranks=N" in $TMP/mac-NODE/install-ranks
 #   pid_gone PID                no such process, or a dead one not yet reaped
 #                               (a zombie: a rank's parent is pid 1, which
 #                               here may reap late)
@@ -37,6 +42,12 @@
 #                               shown when it is not)
 #   mlx_ctrl_args PORT          the controller's options (for a restart) in
 #                               MLX_CTRL_ARGS
+#   mlx_node_down NODE          the Mac is lost: its agent held stopped (the
+#                               supervisor's "restarting" file) and its sshd
+#                               stopped; its ranks are left running (a
+#                               partition: the controller cannot reach them)
+#   mlx_node_up NODE            its sshd and its agent back (same host key
+#                               and port): it reports, and becomes ready
 MLX_MODEL=${MLX_MODEL:-llama-3.3-70b:4bit}
 MLX_JOB_OPTS="--job-check-interval 1 --job-probe-timeout 2 --job-hang-after 4 --job-start-timeout 20"
 MLX_NODES=()
@@ -132,6 +143,29 @@ mlx_kill_all() {
 	return 0
 }
 
+mlx_install_watch() {
+	local n w
+	for n in "$@"; do
+		w=$TMP/mac-$n/bin/softwareupdate
+		cat >"$w" <<WATCH
+#!/bin/bash
+# $n's softwareupdate, watched (tests/lib/mlxjob.sh, mlx_install_watch)
+case " \$* " in
+*" --install "*)
+	c=0
+	for f in /proc/[0-9]*/cmdline; do
+		mapfile -d '' -t a <"\$f" 2>/dev/null || continue
+		[ "\${#a[@]}" -ge 4 ] && [[ \${a[1]} == '$TMP'/mac-*/bin/python3 ]] &&
+			[ "\${a[2]}" = -m ] && [[ \${a[3]} == mlx_lm* ]] && c=\$((c + 1))
+	done
+	echo "\$(date +%s.%N) ranks=\$c" >>'$TMP/mac-$n/install-ranks' ;;
+esac
+exec '$TOP/tests/fakemac/node/softwareupdate' "\$@"
+WATCH
+		chmod 755 "$w" || return 1
+	done
+}
+
 pid_gone() {
 	[ ! -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
 }
@@ -152,4 +186,16 @@ mlx_ctrl_args() {
 		--ssh-key "$MACNODE_KEY" --state-dir "$TMP/ctl-state" --boot-timeout 60 --ssh-timeout 5
 		--ssh-command-timeout 20 --install-timeout 60 --catalog "$TOP/data/catalog.json"
 		$MLX_JOB_OPTS ${MLX_CTRL_OPTS:-})
+}
+
+mlx_node_down() {
+	local d; d=$(macnode_dir "$1")
+	touch "$d/rebooting"
+	[ -f "$d/agent.pid" ] && kill "$(cat "$d/agent.pid")" 2>/dev/null
+	bg_stop "${MACNODE_SSHD[$1]}"
+}
+
+mlx_node_up() {
+	macnode_sshd "$1" || return 1
+	rm -f "$(macnode_dir "$1")/rebooting"
 }

@@ -5,6 +5,9 @@
 #                                    options in ROLLOUT_CTRL_OPTS
 #   rollout_wait ID SECONDS STATE   wait until rollout ID is in STATE
 #   rollout_json ID                 its JSON in $TMP/ro.json
+#   rollout_creds CLUSTER           update credentials for CLUSTER (as
+#                                    rollout_setup gives them; for a setup of
+#                                    its own, mlx_setup's)
 CTL=$BIN/tbctl
 PASSWORD='correct horse battery staple'
 
@@ -126,4 +129,10 @@ PY
 rollout_wiring_pass() {
 	wait_for "$1's links to pass" "$2" sh -c \
 		"$CTL wiring check $1 --json | jq -e '(.links | length) > 0 and all(.links[]; .pass)'"
+}
+
+rollout_creds() {
+	mkdir -p "$TMP/secret" && chmod 700 "$TMP/secret"
+	printf '%s\n' "$PASSWORD" >"$TMP/secret/pw" && chmod 600 "$TMP/secret/pw"
+	"$CTL" credentials set --cluster "$1" --user admin --password-file "$TMP/secret/pw" >/dev/null
 }

@@ -396,6 +396,86 @@ test_run_refused(void **state)
 	assert_int_equal(a.help, 1);
 }
 
+/* job logs --follow: headers when the rank changes, the end's line not ended, JSON lines. */
+static void
+test_logs_follow_print(void **state)
+{
+	(void)state;
+	static const char a1[] = "{\"job\":3,\"state\":\"running\",\"reason\":null,"
+	    "\"ended\":false,\"ranks\":[{\"rank\":0,\"node\":\"a1\",\"lines\":[\"x\"],"
+	    "\"end\":2,\"partial\":\"p\"},{\"rank\":1,\"node\":\"a2\",\"lines\":[\"y\"],"
+	    "\"end\":2}]}";
+	static const char a2[] = "{\"job\":3,\"state\":\"running\",\"ended\":false,"
+	    "\"ranks\":[{\"rank\":0,\"node\":\"a1\",\"lines\":[]},{\"rank\":1,"
+	    "\"node\":\"a2\",\"lines\":[\"z\"]}]}";
+	static const char a3[] = "{\"job\":3,\"state\":\"stopped\",\"reason\":\"asked\","
+	    "\"ended\":true,\"ranks\":[{\"rank\":0,\"node\":\"a1\",\"lines\":[\"w\"],"
+	    "\"partial\":\"last\"},{\"rank\":1,\"node\":\"a2\",\"lines\":[]}]}";
+	const char *answers[] = { a1, a2, a3 };
+	struct job_logs_state st;
+	struct job_log *l;
+	struct capture c;
+	char err[256], *out;
+	int n, last = -1;
+
+	cap_open(&c);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(job_logs_decode(answers[i], strlen(answers[i]), &l, &n, err,
+		    sizeof(err)), 0);
+		assert_int_equal(job_logs_state_decode(answers[i], strlen(answers[i]), &st, err,
+		    sizeof(err)), 0);
+		assert_int_equal(ctl_job_logs_follow_print(c.f, &st, l, n, 0, 1, &last), 0);
+		job_logs_free(l, n);
+	}
+	out = cap_close(&c);
+	/* rank 1's "z" under the header it had; "p" not shown until the end */
+	assert_string_equal(out,
+	    "== rank 0 (a1) ==\nx\n\n== rank 1 (a2) ==\ny\nz\n\n== rank 0 (a1) ==\nw\nlast\n");
+	free(out);
+
+	/* JSON: one line per answer that brings something; an empty one, nothing */
+	static const char quiet[] = "{\"job\":3,\"state\":\"running\",\"ended\":false,"
+	    "\"ranks\":[{\"rank\":0,\"node\":\"a1\",\"lines\":[]}]}";
+	const char *js[] = { a1, quiet, a3 };
+	cap_open(&c);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(job_logs_decode(js[i], strlen(js[i]), &l, &n, err,
+		    sizeof(err)), 0);
+		assert_int_equal(job_logs_state_decode(js[i], strlen(js[i]), &st, err,
+		    sizeof(err)), 0);
+		assert_int_equal(ctl_job_logs_follow_print(c.f, &st, l, n, 1, 1, &last), 0);
+		job_logs_free(l, n);
+	}
+	out = cap_close(&c);
+	char *nl = strchr(out, '\n');
+	assert_non_null(nl);
+	assert_non_null(strchr(nl + 1, '\n'));
+	assert_null(strchr(strchr(nl + 1, '\n') + 1, '\n'));   /* two lines */
+	*nl = '\0';
+	assert_int_equal(job_logs_decode(out, strlen(out), &l, &n, err, sizeof(err)), 0);
+	assert_string_equal(l[1].lines[0], "y");
+	job_logs_free(l, n);
+	assert_non_null(strstr(nl + 1, "\"ended\":true"));
+	free(out);
+
+	/* without --rank, a partial last line shows after the lines */
+	assert_int_equal(job_logs_decode(a1, strlen(a1), &l, &n, err, sizeof(err)), 0);
+	cap_open(&c);
+	assert_int_equal(ctl_job_logs_print(c.f, l, 1, 0), 0);
+	out = cap_close(&c);
+	assert_string_equal(out, "x\np\n");
+	free(out);
+	job_logs_free(l, n);
+
+	/* --follow and --interval are job logs' options */
+	struct ctl_args a;
+	assert_int_equal(parse(&ctl_cmd_job_logs, &a, err, sizeof(err), 4, "3", "--follow",
+	    "--interval", "0.5"), 0);
+	assert_int_equal(a.follow, 1);
+	assert_string_equal(a.interval, "0.5");
+	assert_int_equal(parse(&ctl_cmd_job_show, &a, err, sizeof(err), 2, "3", "--follow"), -1);
+}
+
 static void
 test_logs_path(void **state)
 {
@@ -449,6 +529,7 @@ main(void)
 		cmocka_unit_test(test_run_request),
 		cmocka_unit_test(test_run_refused),
 		cmocka_unit_test(test_logs_path),
+		cmocka_unit_test(test_logs_follow_print),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -453,7 +453,7 @@ write_python(char *path, size_t size)
 static void
 test_start_stop_lines(void **state)
 {
-	char python[512], out[4096], got[4096], want[4096], *line;
+	char python[512], out[4096], got[4096], want[4096], err[256], *line;
 	long long pid, pid2;
 	int gen;
 	double cpu;
@@ -533,10 +533,16 @@ test_start_stop_lines(void **state)
 	free(stop);
 	unsetenv("JOB_ENV_TEST_IGNORE_TERM");
 
-	/* tail: the last lines of the output */
-	assert_non_null(line = job_env_tail_line(7, 0, 1));
+	/* tail: the last lines of the output (test_job_logs.c has the rest) */
+	struct job_log *tl = calloc(1, sizeof(*tl));
+	assert_non_null(tl);
+	assert_non_null(line = job_env_tail_line(7, 0, -1, JOB_LOG_BYTES_MAX));
 	assert_int_equal(sh_run(line, NULL, out, sizeof(out)), 0);
-	assert_string_equal(out, "ready\n");
+	assert_int_equal(job_env_tail_read(out, strlen(out), -1, 1, tl, err, sizeof(err)), 0);
+	assert_int_equal(tl->n_lines, 1);
+	assert_string_equal(tl->lines[0], "ready");
+	assert_int_equal(tl->end, tl->size);
+	job_logs_free(tl, 1);
 	free(line);
 }
 

@@ -1,13 +1,14 @@
 // The dashboard's entry: login with an admin or viewer token (kept in
 // sessionStorage, never shown), then a poll loop.  Every second the node
 // and cluster lists; every two seconds the events and the wiring of the
-// clusters on screen; every five the placements and rollouts.  A request
+// clusters on screen; every five the placements with their jobs, and the
+// rollouts.  A request
 // that gets no answer marks the controller unreachable until one does.
 
 import { get, getToken, setToken, ApiError, NetError } from './api.js';
 import { clock, now, $ } from './util.js';
 import { renderFleet, refreshVisible, refreshWiring, tickAges } from './fleet.js';
-import { refreshEvents, resetEvents, refreshPanel, placementsHtml, rolloutsHtml } from './panels.js';
+import { refreshEvents, resetEvents, refreshPanel, refreshPlacements, rolloutsHtml } from './panels.js';
 
 performance.mark('tbmesh-modules-loaded');
 const POLL_MS = 1000;
@@ -82,7 +83,7 @@ async function poll() {
   refreshWiring(onError);   // every tick; it keeps each cluster's own 2 s period
   if (tick % 2 === 1) refreshEvents(onError);
   if (tick % 5 === 1) {
-    refreshPanel('placements', '/v1/placements', 'placements', placementsHtml, onError);
+    refreshPlacements(onError);
     refreshPanel('rollouts', '/v1/rollouts', 'rollouts', rolloutsHtml, onError);
   }
 }

@@ -1,8 +1,9 @@
-// Placements (GET /v1/placements), rollouts (GET /v1/rollouts) and the
-// live list of events (GET /v1/events).  A panel whose endpoint the
-// controller does not have (404) stays hidden.
+// Placements (GET /v1/placements) each with its job's line (GET
+// /v1/jobs), rollouts (GET /v1/rollouts) and the live list of events (GET
+// /v1/events).  A panel whose endpoint the controller does not have (404)
+// stays hidden.
 
-import { get, ApiError } from './api.js';
+import { get, ApiError, NetError } from './api.js';
 import { esc, gib, clock, $ } from './util.js';
 
 const EVENTS_KEPT = 200;
@@ -22,8 +23,32 @@ function ranksTable(ranks) {
   );
 }
 
-export function placementsHtml(list) {
+// ---- a placement's job (GET /v1/jobs: proto/job_api.h's shape) ----
+//   {"jobs":[{"id","placement","state","reason","restarts","endpoint",...}]}
+
+/** The newest job of each placement, by placement id. */
+function jobsByPlacement(jobs) {
+  const by = new Map();
+  for (const j of jobs || []) {
+    const had = by.get(j.placement);
+    if (!had || j.id > had.id) by.set(j.placement, j);
+  }
+  return by;
+}
+
+function jobLine(j) {
+  if (!j) return '';
+  const st = j.state || 'unknown';
+  const restarts = typeof j.restarts === 'number' ? `${j.restarts} restart${j.restarts === 1 ? '' : 's'}` : '';
+  const parts = [restarts, j.endpoint ? `endpoint <code>${esc(j.endpoint)}/v1</code>` : ''].filter(Boolean);
+  return `<p class="job" data-job="${esc(j.id)}" data-state="${esc(st)}">Job ${esc(j.id)} ` +
+    `<span class="state s-${esc(st)}">${esc(st)}</span>` + (parts.length ? '; ' + parts.join('; ') : '') +
+    (st !== 'running' && j.reason ? `. <span class="reason">${esc(j.reason)}</span>` : '') + `</p>`;
+}
+
+export function placementsHtml(list, jobs = []) {
   if (!list.length) return '<p class="muted">No placements.</p>';
+  const by = jobsByPlacement(jobs);
   return list.map((p) => {
     const st = p.state || 'proposed';
     const range = p.estimate_high > 0 ? ` (${p.estimate_low.toFixed(0)}-${p.estimate_high.toFixed(0)})` : '';
@@ -33,7 +58,7 @@ export function placementsHtml(list) {
       `<span class="state s-${esc(st)}">${esc(st)}</span></h3>` +
       `<p>Strategy <strong>${esc(p.strategy)}</strong>; estimate ${esc(est)}; context ${esc(p.context)}, batch ${esc(p.batch)}.` +
       (p.why ? ` <span class="muted">${esc(p.why)}</span>` : '') + `</p>` +
-      ranksTable(p.ranks) + `</article>`
+      jobLine(by.get(p.id)) + ranksTable(p.ranks) + `</article>`
     );
   }).join('');
 }
@@ -96,6 +121,34 @@ export async function refreshPanel(id, path, key, html, onError) {
     else if (e instanceof ApiError) sec.querySelector('.body').innerHTML = `<p class="error">${esc(e.message)}</p>`;
     else onError(e);
   }
+}
+
+/**
+ * The placements panel: the placements and their jobs, asked together.
+ * A controller without jobs (404), or a token that may not read them,
+ * shows the placements alone.
+ */
+export async function refreshPlacements(onError) {
+  const sec = $('placements');
+  let r;
+  let jobs = [];
+  try {
+    const [pl, js] = await Promise.all([get('/v1/placements'), get('/v1/jobs').catch((e) => e)]);
+    r = pl;
+    if (js instanceof NetError) throw js;
+    if (!(js instanceof Error)) jobs = js.jobs || [];
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) sec.hidden = true;
+    else if (e instanceof ApiError) sec.querySelector('.body').innerHTML = `<p class="error">${esc(e.message)}</p>`;
+    else onError(e);
+    return;
+  }
+  const text = JSON.stringify([r, jobs]);
+  if (sec.dataset.text !== text) {
+    sec.dataset.text = text;
+    sec.querySelector('.body').innerHTML = placementsHtml(r.placements || [], jobs);
+  }
+  sec.hidden = false;
 }
 
 // ---- events ----
