@@ -14,10 +14,15 @@
 #    make target.  tbctl(1) has an entry for every command of tbctl --help,
 #    and for no other.
 #  - README.md is a front door (at most 150 lines) with the two commands,
-#    a Layout table with a row per folder (each folder there), and a
-#    transcript that is run against make demo's cluster: each command exits
-#    0 and prints the lines shown, in order, "..." standing for lines left
-#    out and numbers that change from run to run (memory, power, age) aside.
+#    a Layout table with a row per folder (each folder there), and
+#    transcripts that are run against make demo's cluster, in order (its
+#    "On the demo", then "Running a model": a model run on the demo's
+#    simulated Macs, whose commands are the ones the demo prints): each
+#    command (tbctl, or curl to a job's endpoint) exits 0 and prints the
+#    lines shown, in order, "..." standing for lines left out and numbers
+#    that change from run to run (memory, power, age, pids) aside; after
+#    tbctl run, the next command waits until every job is running and its
+#    ranks have been read by their agents (the job's READ BY).
 # Code is what the pages set as code (.Ic, .Ql, .Li, .Dl and literal
 # displays) and what README.md puts between backquotes or in code blocks.
 . "$(dirname "$0")/../lib/common.sh"
@@ -385,11 +390,19 @@ while read -r d; do [ -d "$d" ] || bad="$bad $d/"; done <"$TMP/layout"
 check_eq "every folder of $README's Layout table exists" "" "$bad"
 
 # --- README.md's transcript, on make demo's cluster -------------------------------
-# Its commands: the "$ build/tbctl ..." lines of its code blocks, each
-# followed by what it prints.
+# Its commands: the "$ build/tbctl ..." and "$ curl ..." lines of its code
+# blocks, each followed by what it prints.
 awk '/^```/ { blk = !blk; next } blk' "$README" >"$TMP/blocks"
 check "$README's transcript runs tbctl nodes, wiring check and place" sh -c \
 	"grep -q '^\\\$ build/tbctl nodes\$' '$TMP/blocks' && grep -q '^\\\$ build/tbctl wiring check ' '$TMP/blocks' && grep -q '^\\\$ build/tbctl place ' '$TMP/blocks'"
+sed -n '/^## Running a model$/,/^## /p' "$README" | awk '/^```/ { blk = !blk; next } blk' >"$TMP/run-blocks"
+bad=
+for c in 'build/tbctl place .* --apply' 'build/tbctl run ' 'build/tbctl jobs' \
+	'curl .*/v1/completions' 'build/tbctl job show ' 'build/tbctl job stop '; do
+	grep -q "^\\\$ $c" "$TMP/run-blocks" || bad="$bad, $c"
+done
+check_eq "$README's \"Running a model\" runs place --apply, run, jobs, a completion, job show and stop" \
+	"" "${bad#, }"
 bg_start "$TMP/demo.out" env DEMO_SECONDS=300 DEMO_PIDFILE="$TMP/demo.pids" B="$B" bash packaging/demo.sh
 demo=$BG_PID
 if wait_for "the demo to print what to try" 60 grep -q '^Try' "$TMP/demo.out"; then
@@ -399,13 +412,30 @@ if wait_for "the demo to print what to try" 60 grep -q '^Try' "$TMP/demo.out"; t
 	check_eq "$README's export line is the one the demo prints" \
 		"$(sed -n 's/^ *export /export /p' "$TMP/demo.out" | sed 's/=[^ ]*/=/g')" \
 		"$(sed -n 's/^\$ export /export /p' "$TMP/blocks" | sed 's/=[^ ]*/=/g')"
+	# what the demo prints to try, as README.md writes it (build/tbctl)
+	demo_cmds=$(sed -n -e "s|^  $B/tbctl |build/tbctl |p" -e 's/^  curl /curl /p' "$TMP/demo.out")
 	n=0
 	while IFS= read -r cmd; do
 		n=$((n + 1))
 		awk -v c="$cmd" '$0 == c { on = 1; next } on && /^\$ / { exit } on' "$TMP/blocks" >"$TMP/shown.$n"
-		read -ra args <<<"${cmd#\$ build/tbctl }"
-		"$BIN/tbctl" "${args[@]}" >"$TMP/got.$n" 2>&1
+		if grep -qxF -- "$cmd" "$TMP/run-blocks"; then
+			check "${cmd#\$ }: as the demo prints it" grep -qxF -- "${cmd#\$ }" <<<"$demo_cmds"
+		fi
+		case $cmd in
+		'$ curl '*)
+			timeout 20 bash -c "${cmd#\$ }" >"$TMP/got.$n" 2>&1 ;;
+		*)
+			read -ra args <<<"${cmd#\$ build/tbctl }"
+			"$BIN/tbctl" "${args[@]}" >"$TMP/got.$n" 2>&1 ;;
+		esac
 		check_eq "${cmd#\$ } exits 0 on the demo" 0 $?
+		case $cmd in
+		'$ build/tbctl run '*)
+			wait_for "every job of the demo running, its ranks read by their agents" 30 \
+				sh -c "'$BIN/tbctl' jobs --json | jq -e '[.jobs[] | select(.state != \"running\" or
+					any(.ranks[]; .seen_by != \"agent\"))] | length == 0'" ||
+				not_ok "the job ${cmd#\$ } started did not run within 30 s" ;;
+		esac
 		missing=$(awk '
 		function vol(s) { return s ~ /^[0-9][0-9.]*[A-Za-z]*(\/[0-9][0-9.]*[A-Za-z]*)?$/ }
 		function same(e, a,   ne, na, fe, fa, k) {
@@ -426,13 +456,14 @@ if wait_for "the demo to print what to try" 60 grep -q '^Try' "$TMP/demo.out"; t
 		}' "$TMP/got.$n" "$TMP/shown.$n")
 		check_eq "${cmd#\$ } prints what $README shows, in order (not found:)" "" "$missing"
 		[ -z "$missing" ] || sed 's/^/# got: /' "$TMP/got.$n" | head -n 40
-	done < <(grep '^\$ build/tbctl ' "$TMP/blocks")
-	check "the transcript ran its commands" test "$n" -ge 3
+	done < <(grep -E '^\$ (build/tbctl|curl) ' "$TMP/blocks")
+	check "the transcript ran its commands" test "$n" -ge 9
 else
 	not_ok "the demo did not start"; sed 's/^/# /' "$TMP/demo.out"
 fi
 bg_stop "$demo"
 # done_testing looks for sanitizer reports in $TMP: the pages' text, which
 # names the sanitizers, goes first.
-rm -rf "$TMP/text" "$TMP/code" "$TMP/help" "$TMP/blocks" "$TMP"/shown.* "$TMP"/got.*
+rm -rf "$TMP/text" "$TMP/code" "$TMP/help" "$TMP/blocks" "$TMP/run-blocks" "$TMP"/shown.* \
+	"$TMP"/got.*
 done_testing
