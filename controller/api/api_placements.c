@@ -104,24 +104,9 @@ api_models_add(struct api_req *rq, struct api_resp *rs)
 static int
 record_plan(struct inv *inv, struct api_req *rq, struct plan *p)
 {
-	const char *nodes[PLAN_RANKS_MAX];
-	int64_t bytes[PLAN_RANKS_MAX];
 	char what[64], reason[PLAN_MODEL_MAX + 80];
 
-	p->state = PLAN_ACTIVE;
-	p->created_at = rq->now;
-	char *json = plan_json(p);
-	if (json == NULL)
-		return -1;
-	for (int i = 0; i < p->n_ranks; i++) {
-		nodes[i] = p->ranks[i].node;
-		bytes[i] = p->ranks[i].total_bytes;
-	}
-	struct inv_placement_in in = { p->model, p->cluster, plan_strategy_str(p->strategy),
-		"active", rq->now, json, p->n_ranks, nodes, bytes };
-	int rc = inv_placement_add(inv, &in, &p->id);
-	free(json);
-	if (rc != 0)
+	if (placement_store_active(inv, p, rq->now) != 0)
 		return -1;
 	snprintf(what, sizeof(what), "placement %lld applied", (long long)p->id);
 	snprintf(reason, sizeof(reason), "%s, %s over %d node%s", p->model,

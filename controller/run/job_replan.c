@@ -126,25 +126,10 @@ old_of(struct inv *inv, struct move *m)
 static int
 apply_new(struct inv *inv, struct move *m, const char *actor)
 {
-	const char *nodes[PLAN_RANKS_MAX];
-	int64_t bytes[PLAN_RANKS_MAX];
 	struct plan *p = m->np;
 	char what[64], reason[PLAN_MODEL_MAX + 160];
 
-	p->state = PLAN_ACTIVE;
-	p->created_at = m->now;
-	char *json = plan_json(p);
-	if (json == NULL)
-		return -1;
-	for (int i = 0; i < p->n_ranks; i++) {
-		nodes[i] = p->ranks[i].node;
-		bytes[i] = p->ranks[i].total_bytes;
-	}
-	struct inv_placement_in in = { p->model, p->cluster, plan_strategy_str(p->strategy),
-		"active", m->now, json, p->n_ranks, nodes, bytes };
-	int rc = inv_placement_add(inv, &in, &p->id);
-	free(json);
-	if (rc != 0)
+	if (placement_store_active(inv, p, m->now) != 0)
 		return -1;
 	snprintf(what, sizeof(what), "placement %" PRId64 " applied", p->id);
 	snprintf(reason, sizeof(reason), "%s, %s over %d node%s, for job %" PRId64 " (in place "

@@ -268,3 +268,26 @@ placement_node_back(struct ctrl *c, const char *node, enum node_state st, double
 	}
 	free(ids);
 }
+
+int
+placement_store_active(struct inv *inv, struct plan *p, double now)
+{
+	const char *nodes[PLAN_RANKS_MAX];
+	int64_t bytes[PLAN_RANKS_MAX];
+	char *json;
+	int rc;
+
+	p->state = PLAN_ACTIVE;
+	p->created_at = now;
+	if ((json = plan_json(p)) == NULL)
+		return -1;
+	for (int i = 0; i < p->n_ranks && i < PLAN_RANKS_MAX; i++) {
+		nodes[i] = p->ranks[i].node;
+		bytes[i] = p->ranks[i].total_bytes;
+	}
+	struct inv_placement_in in = { p->model, p->cluster, plan_strategy_str(p->strategy),
+		"active", now, json, p->n_ranks, nodes, bytes };
+	rc = inv_placement_add(inv, &in, &p->id);
+	free(json);
+	return rc != 0 ? -1 : 0;
+}

@@ -34,6 +34,13 @@ int placement_make(struct ctrl *c, const struct plan_request *req, int64_t excep
     double now, struct plan *out, char *err, size_t errlen);
 
 /*
+ * Store plan p as an applied placement (state active, created at now, the
+ * memory of each rank held on its node), its id into p->id.  In the
+ * caller's transaction; the caller says the event.  0, or -1.
+ */
+int placement_store_active(struct inv *inv, struct plan *p, double now);
+
+/*
  * A node left the states that run a model (now st): mark the active
  * placements with a rank on it degraded, with an event each.
  */
