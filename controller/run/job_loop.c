@@ -1,7 +1,9 @@
 /*
  * The job runner's thread (see job_run.h): start each job's ranks, watch
- * them (every check interval: one `ps` per node, one probe of rank 0),
- * move the job between its states, restart it by its policy, stop it.
+ * them (every check interval, job_watch.c: each rank as its node's agent
+ * reported it or as ps over SSH says, one probe of rank 0), move the job
+ * between its states, restart it by its policy, stop it; a job whose
+ * placement cannot run waits, or moves to a new one (job_replan.h).
  *
  * States (proto/job_api.h):
  *   starting -> running   the probe answers
@@ -15,6 +17,12 @@
  *   hung, failed -> stopping -> starting   restart (on-failure, restarts left)
  *   hung     -> failed    restarts used up
  *   any      -> stopping -> stopped        the operator's stop, every rank checked gone
+ *   starting, running, hung, failed -> stopping -> waiting
+ *                         the placement is not active (a node lost, a
+ *                         rollout's drain): every rank stopped
+ *   waiting  -> starting  the placement is active again, or (replan auto,
+ *                         not a rollout) the job moved to a new placement
+ *   waiting  -> stopped   the operator's stop
  *
  * Crash safety: the generation, the state and each rank's start_sent_at are
  * stored before the SSH command that acts on them.  At its start the runner
@@ -37,40 +45,12 @@
 #include "inventory_jobs.h"
 #include "job_env.h"
 #include "job_int.h"
-#include "job_probe.h"
-#include "job_procs.h"
+#include "job_loop_int.h"
 #include "job_rank.h"
 #include "job_replan.h"
 #include "log.h"
 #include "node_ssh.h"
 #include "ssh.h"
-
-#define WATCH_MAX 128
-#define LOOP_MS 250
-#define BUSY_CORES 0.8
-#define WHY_MAX 1024            /* a reason being made; stored cut to API_REASON_MAX */
-
-/* What the runner keeps in memory about a job between two checks. */
-struct watch {
-	int64_t id;
-	int generation;
-	int used;
-	double next_check;
-	double fail_since;                  /* NAN: the last probe answered */
-	double cpu[JOB_RANKS_MAX];          /* the last read of each rank; NAN none */
-	double seen[JOB_RANKS_MAX];
-	double busy[JOB_RANKS_MAX];         /* cores between the last two reads; NAN */
-	int runs[JOB_RANKS_MAX];            /* reads in a row that found it runnable */
-};
-
-struct job_runner {
-	struct ctrl *c;
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int stop, wake;
-	struct watch w[WATCH_MAX];
-};
 
 static int
 stopping(struct job_runner *r)
@@ -139,8 +119,8 @@ what_of(char *buf, size_t size, const struct job *j, const char *word)
 }
 
 /* j's state becomes st for reason, stored with the event "job ID word". */
-static void
-set_state(struct job_runner *r, struct job *j, enum job_state st, const char *node,
+void
+job_set_state(struct job_runner *r, struct job *j, enum job_state st, const char *node,
     const char *word, const char *reason)
 {
 	char what[64], why[WHY_MAX];
@@ -197,8 +177,8 @@ stop_all(struct job_runner *r, struct job *j, char *err, size_t errlen)
 }
 
 /* The last line rank q wrote (its log on the node), or "". */
-static void
-rank_last_line(struct job_runner *r, const struct job *j, int q, char *buf, size_t size)
+void
+job_last_line(struct job_runner *r, const struct job *j, int q, char *buf, size_t size)
 {
 	char err[256], *text = NULL;
 
@@ -218,8 +198,8 @@ static int placement_route(struct job_runner *r, const struct job *j, char *why,
  * failed; or, when its placement can no longer run (a node of it lost: the
  * likely cause), it leaves it as a placement that cannot run makes it.
  */
-static void
-fail_job(struct job_runner *r, struct job *j, const char *node, const char *reason)
+void
+job_fail(struct job_runner *r, struct job *j, const char *node, const char *reason)
 {
 	char why[WHY_MAX], err[256];
 	int route = j->want == JOB_WANT_RUN ? placement_route(r, j, why, sizeof(why)) : -1;
@@ -234,7 +214,7 @@ fail_job(struct job_runner *r, struct job *j, const char *node, const char *reas
 		    j->max_restarts, reason);
 	else
 		snprintf(why, sizeof(why), "%s", reason);
-	set_state(r, j, JOB_FAILED, node, "failed", why);
+	job_set_state(r, j, JOB_FAILED, node, "failed", why);
 	if (stop_all(r, j, err, sizeof(err)) == -1)
 		log_warnx("job %" PRId64 ": %s", j->id, err);
 	job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
@@ -339,13 +319,13 @@ start_gen(struct job_runner *r, struct job *j, const char *reason, int may_repla
 		if (rc == 1)
 			leave_placement(r, j, route, why, may_replan);
 		else
-			fail_job(r, j, "", why);
+			job_fail(r, j, "", why);
 		goto out;
 	}
 	if (ranks_from_plan(r, j, p, err, sizeof(err)) == -1 ||
 	    job_env_make(p, j->id, j->generation + 1, j->port, j->python, e, err,
 	    sizeof(err)) == -1) {
-		fail_job(r, j, "", err);
+		job_fail(r, j, "", err);
 		goto out;
 	}
 	j->generation++;
@@ -355,7 +335,7 @@ start_gen(struct job_runner *r, struct job *j, const char *reason, int may_repla
 		snprintf(why, sizeof(why), "generation %d", j->generation);
 	else
 		snprintf(why, sizeof(why), "%s", reason);
-	set_state(r, j, JOB_STARTING, "", j->state != JOB_STARTING ? "starting" : NULL, why);
+	job_set_state(r, j, JOB_STARTING, "", j->state != JOB_STARTING ? "starting" : NULL, why);
 	atomic_fetch_add(&r->c->ctr.jobs_started, 1);
 	for (int q = 0; q < j->n_ranks; q++) {
 		struct job_rank *k = &j->ranks[q];
@@ -366,10 +346,10 @@ start_gen(struct job_runner *r, struct job *j, const char *reason, int may_repla
 		if (job_store_put(r->c, j, k->start_sent_at, NULL, NULL, NULL) == -1)
 			goto out;
 		if (job_rank_start(r->c, j, e, q, &pid, err, sizeof(err)) == -1) {
-			rank_last_line(r, j, q, last, sizeof(last));
+			job_last_line(r, j, q, last, sizeof(last));
 			snprintf(why, sizeof(why), "rank %d on %s did not start: %s%s%s", q, k->node,
 			    err, last[0] ? "; its last line: " : "", last);
-			fail_job(r, j, k->node, why);
+			job_fail(r, j, k->node, why);
 			goto out;
 		}
 		k->pid = pid;
@@ -398,14 +378,14 @@ stop_job(struct job_runner *r, struct job *j)
 	char err[512], why[WHY_MAX];
 
 	if (j->state != JOB_STOPPING)
-		set_state(r, j, JOB_STOPPING, "", "stopping", "asked by the operator");
+		job_set_state(r, j, JOB_STOPPING, "", "stopping", "asked by the operator");
 	if (stop_all(r, j, err, sizeof(err)) == -1) {
-		set_state(r, j, JOB_FAILED, "", "failed", err);
+		job_set_state(r, j, JOB_FAILED, "", "failed", err);
 		return;
 	}
 	snprintf(why, sizeof(why), "%d rank%s ended, none left", j->n_ranks,
 	    j->n_ranks == 1 ? "" : "s");
-	set_state(r, j, JOB_STOPPED, "", "stopped", why);
+	job_set_state(r, j, JOB_STOPPED, "", "stopped", why);
 }
 
 /* j's reason becomes why, cut to what is stored. */
@@ -428,7 +408,7 @@ static void
 wait_job(struct job_runner *r, struct job *j, const char *why)
 {
 	if (j->state != JOB_WAITING) {
-		set_state(r, j, JOB_WAITING, "", "waiting", why);
+		job_set_state(r, j, JOB_WAITING, "", "waiting", why);
 		return;
 	}
 	if (strncmp(j->reason, why, sizeof(j->reason) - 1) == 0)
@@ -569,7 +549,7 @@ stop_waiting(struct job_runner *r, struct job *j)
 	} else
 		snprintf(why, sizeof(why), "asked by the operator while it waited (%.200s); no "
 		    "rank left", j->reason);
-	set_state(r, j, JOB_STOPPED, "", "stopped", why);
+	job_set_state(r, j, JOB_STOPPED, "", "stopped", why);
 }
 
 /* Stop what may be left, then start the next generation (restarts counted by the caller). */
@@ -582,7 +562,7 @@ restart_job(struct job_runner *r, struct job *j)
 	job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
 	if (stop_all(r, j, err, sizeof(err)) == -1) {
 		snprintf(why, sizeof(why), "could not stop it to start it again: %s", err);
-		fail_job(r, j, "", why);
+		job_fail(r, j, "", why);
 		return;
 	}
 	if (want_stop(r, j)) {
@@ -618,180 +598,6 @@ policy_restart(struct job_runner *r, struct job *j)
 	return 1;
 }
 
-/*
- * Each rank's alive, CPU and RSS: its node's agent's (the report's jobs
- * section, job_procs.h) when fresh, else one ps per node over SSH for the
- * ranks left; w's busy from the last read.  A rank read again from the
- * same report as at the last check keeps its busy and runs.
- */
-static void
-read_ranks(struct job_runner *r, struct job *j, struct watch *w, double now)
-{
-	char err[256];
-	int runnable[JOB_RANKS_MAX] = { 0 }, given[JOB_RANKS_MAX];
-	int agent = job_procs_read(r->c, j, now, runnable, given);
-
-	atomic_fetch_add(&r->c->ctr.job_rank_reads_agent, (uint_fast64_t)agent);
-	if (agent < j->n_ranks) {
-		/* the ranks the agents gave are hidden from the SSH read */
-		struct job rest = *j;
-		int by_ssh[JOB_RANKS_MAX] = { 0 };
-		for (int q = 0; q < j->n_ranks; q++)
-			if (given[q])
-				rest.ranks[q].pid = 0;
-		if (job_rank_ps(r->c, &rest, now, by_ssh, err, sizeof(err)) > 0)
-			log_warnx("job %" PRId64 ": %s", j->id, err);
-		for (int q = 0; q < j->n_ranks; q++) {
-			if (given[q])
-				continue;
-			j->ranks[q] = rest.ranks[q];
-			runnable[q] = by_ssh[q];
-			if (j->ranks[q].seen_at == now)
-				atomic_fetch_add(&r->c->ctr.job_rank_reads_ssh, 1);
-		}
-	}
-	for (int q = 0; q < j->n_ranks; q++) {
-		const struct job_rank *k = &j->ranks[q];
-		if ((!given[q] && k->seen_at != now) || k->alive != 1) {
-			w->busy[q] = NAN;
-			w->runs[q] = 0;
-			continue;
-		}
-		if (!isnan(w->seen[q]) && k->seen_at <= w->seen[q])
-			continue;   /* the same facts as at the last check */
-		w->runs[q] = runnable[q] ? w->runs[q] + 1 : 0;
-		if (!isnan(w->seen[q]))
-			w->busy[q] = (k->cpu_seconds - w->cpu[q]) / (k->seen_at - w->seen[q]);
-		w->cpu[q] = k->cpu_seconds;
-		w->seen[q] = k->seen_at;
-	}
-}
-
-/* The first rank gone (alive 0), -1 none; *live the ranks known alive. */
-static int
-first_gone(const struct job *j, int *live)
-{
-	int gone = -1;
-
-	*live = 0;
-	for (int q = 0; q < j->n_ranks; q++) {
-		if (j->ranks[q].alive == 0 && gone == -1)
-			gone = q;
-		*live += j->ranks[q].alive == 1;
-	}
-	return gone;
-}
-
-/*
- * Does rank q burn a CPU: >= BUSY_CORES of one between the last two reads,
- * or runnable at each of them (on a CPU or waiting for one: a spinning rank
- * on a Mac that other work keeps busy gets less than a core, MLX issue
- * 4278's survivors show state R).
- */
-static int
-burns(const struct watch *w, int q)
-{
-	return (!isnan(w->busy[q]) && w->busy[q] >= BUSY_CORES) || w->runs[q] >= 2;
-}
-
-/* The rank that burns a CPU (the busiest of them), -1 none. */
-static int
-busiest(const struct job *j, const struct watch *w)
-{
-	int b = -1;
-
-	for (int q = 0; q < j->n_ranks; q++)
-		if (burns(w, q) && (b == -1 || isnan(w->busy[b]) ||
-		    (!isnan(w->busy[q]) && w->busy[q] > w->busy[b])))
-			b = q;
-	return b;
-}
-
-/* A rank gone: failed, with its last line. */
-static void
-rank_gone(struct job_runner *r, struct job *j, int q, int live, const char *perr)
-{
-	char last[160], why[WHY_MAX];
-
-	rank_last_line(r, j, q, last, sizeof(last));
-	if (live == 0)
-		snprintf(why, sizeof(why), "every rank exited (rank %d on %s%s%s)", q,
-		    j->ranks[q].node, last[0] ? ": " : "", last);
-	else
-		snprintf(why, sizeof(why), "rank %d on %s exited%s%s; the probe: %s", q,
-		    j->ranks[q].node, last[0] ? ": " : "", last, perr);
-	fail_job(r, j, j->ranks[q].node, why);
-}
-
-/* A running job whose probe fails: hung, or not yet. */
-static void
-maybe_hung(struct job_runner *r, struct job *j, struct watch *w, double now, const char *perr)
-{
-	double failing = now - w->fail_since, after = r->c->job_hang_after;
-	int b = busiest(j, w);
-	char why[WHY_MAX];
-
-	if (failing >= after && b != -1) {
-		char runs[64] = "";
-		if (w->runs[b] >= 2)
-			snprintf(runs, sizeof(runs), ", runnable at the last %d looks", w->runs[b]);
-		snprintf(why, sizeof(why), "rank %d burned %.2f core%s while the probe got no "
-		    "answer for %.0f s (%s)", b, isnan(w->busy[b]) ? 0.0 : w->busy[b], runs,
-		    failing, perr);
-		set_state(r, j, JOB_HUNG, j->ranks[b].node, "hung", why);
-	} else if (failing >= after * JOB_HANG_IDLE_FACTOR) {
-		snprintf(why, sizeof(why), "the probe got no answer for %.0f s, no rank busy (%s)",
-		    failing, perr);
-		set_state(r, j, JOB_HUNG, "", "hung", why);
-	} else
-		job_store_put(r->c, j, now, NULL, NULL, NULL);
-}
-
-/* One check of a starting, running or hung job. */
-static void
-check_job(struct job_runner *r, struct job *j, struct watch *w)
-{
-	char perr[256], why[WHY_MAX];
-	double now = ctrl_now(), sent;
-	int live, gone, ok;
-
-	w->next_check = now + r->c->job_check_interval;
-	read_ranks(r, j, w, now);
-	atomic_fetch_add(&r->c->ctr.job_probes, 1);
-	sent = ctrl_now();
-	ok = job_probe(j->ranks[0].host, j->port, r->c->job_probe_timeout, perr,
-	    sizeof(perr)) == 0;
-	now = ctrl_now();
-	gone = first_gone(j, &live);
-	if (ok) {
-		w->fail_since = NAN;
-		j->probe_ok_at = now;
-		if (j->state != JOB_RUNNING) {
-			snprintf(why, sizeof(why), "rank 0 answered %.0f s after the start",
-			    now - j->started_at);
-			set_state(r, j, JOB_RUNNING, "", "running", j->state == JOB_STARTING ? why :
-			    "the probe answers again");
-		} else
-			job_store_put(r->c, j, now, NULL, NULL, NULL);
-		return;
-	}
-	atomic_fetch_add(&r->c->ctr.job_probe_failures, 1);
-	if (isnan(w->fail_since))
-		w->fail_since = sent;     /* unanswered since it was sent */
-	if (gone != -1) {
-		rank_gone(r, j, gone, live, perr);
-		return;
-	}
-	if (j->state == JOB_STARTING && now - j->started_at > r->c->job_start_timeout) {
-		snprintf(why, sizeof(why), "rank 0 gave no answer within %.0f s of the start (%s)",
-		    r->c->job_start_timeout, perr);
-		fail_job(r, j, "", why);
-	} else if (j->state == JOB_RUNNING)
-		maybe_hung(r, j, w, now, perr);
-	else
-		job_store_put(r->c, j, now, NULL, NULL, NULL);
-}
-
 /* What j needs now. */
 static void
 step(struct job_runner *r, struct job *j)
@@ -814,20 +620,20 @@ step(struct job_runner *r, struct job *j)
 		if (j->generation == 0)
 			start_job(r, j);
 		else if (ctrl_now() >= w->next_check)
-			check_job(r, j, w);
+			job_check(r, j, w);
 		break;
 	case JOB_HUNG:
 		if (policy_restart(r, j))
 			break;
 		if (j->restart_policy == JOB_RESTART_ON_FAILURE) {
-			fail_job(r, j, "", j->reason);
+			job_fail(r, j, "", j->reason);
 			break;
 		}
 		/* never: hung stays, and is watched */
 		/* FALLTHROUGH */
 	case JOB_RUNNING:
 		if (ctrl_now() >= w->next_check)
-			check_job(r, j, w);
+			job_check(r, j, w);
 		break;
 	case JOB_FAILED:
 		policy_restart(r, j);
@@ -861,7 +667,7 @@ resume(struct job_runner *r, struct job *j)
 	log_info("job %" PRId64 " resumed: %s", j->id, why);
 	if (stop_all(r, j, err, sizeof(err)) == -1) {
 		snprintf(why, sizeof(why), "could not stop what the last run left: %s", err);
-		fail_job(r, j, "", why);
+		job_fail(r, j, "", why);
 		return;
 	}
 	start_job(r, j);
