@@ -1,10 +1,11 @@
 /*
  * The steps of an OS update on one node (see rollout_steps.h): preflight,
- * cordon, drain, download, install, wait, verify, uncordon.  Each step that
+ * cordon, drain, download and install (rollout_install.c), wait, verify,
+ * uncordon.  Each step that
  * changes something checks the node first, so that running it again after a
  * controller crash does no harm.
  */
-#include "rollout_steps.h"
+#include "rollout_steps_int.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -25,11 +26,8 @@
 #include "rollout_probe.h"
 #include "ssh.h"
 
-static void
-fail(struct ro_step_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-fail(struct ro_step_result *res, const char *fmt, ...)
+void
+ro_fail(struct ro_step_result *res, const char *fmt, ...)
 {
 	char buf[sizeof(res->reason)];
 	va_list ap;
@@ -42,8 +40,8 @@ fail(struct ro_step_result *res, const char *fmt, ...)
 	snprintf(res->last_line, sizeof(res->last_line), "%s", res->reason);
 }
 
-static void
-out_add(struct ro_step_result *res, const char *s)
+void
+ro_out_add(struct ro_step_result *res, const char *s)
 {
 	size_t n = strlen(s), room = sizeof(res->output) - 1 - res->output_len;
 
@@ -68,8 +66,8 @@ scrub(char *s, const char *secret)
 }
 
 /* t (unix seconds) as "2026-11-26 19:50:01 UTC". */
-static void
-utc_str(double t, char *buf, size_t size)
+void
+ro_utc_str(double t, char *buf, size_t size)
 {
 	time_t s = (time_t)t;
 	struct tm tm;
@@ -81,14 +79,14 @@ utc_str(double t, char *buf, size_t size)
 
 /* ---- SSH ---- */
 
-static struct ssh_conn *
-connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
+struct ssh_conn *
+ro_connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
 {
 	char err[512];
 	struct ssh_conn *conn = node_ssh_connect(c, node, err, sizeof(err));
 
 	if (conn == NULL)
-		fail(res, "%s", err);
+		ro_fail(res, "%s", err);
 	return conn;
 }
 
@@ -97,8 +95,8 @@ connect_node(struct ctrl *c, const char *node, struct ro_step_result *res)
  * is root (root may log in where an operator allows it), else "sudo -n ".
  * The SSH user's name into user (may be NULL).
  */
-static const char *
-node_su(struct ctrl *c, const char *node, char *user, size_t size)
+const char *
+ro_node_su(struct ctrl *c, const char *node, char *user, size_t size)
 {
 	struct ro_ssh s;
 	char err[256];
@@ -113,25 +111,25 @@ node_su(struct ctrl *c, const char *node, char *user, size_t size)
  * Run cmd on the node; its output goes to res->output (the password
  * scrubbed).  0 and *status, or -1 when the session failed (res->reason).
  */
-static int
-run(struct ssh_conn *conn, const char *cmd, const char *in, double timeout,
+int
+ro_run(struct ssh_conn *conn, const char *cmd, const char *in, double timeout,
     struct ro_step_result *res, int *status, char **out)
 {
 	struct ssh_result r;
 	char err[512], line[RO_LINE_MAX + 1];
 	int rc;
 
-	out_add(res, "$ ");
-	out_add(res, cmd);
-	out_add(res, "\n");
+	ro_out_add(res, "$ ");
+	ro_out_add(res, cmd);
+	ro_out_add(res, "\n");
 	rc = ssh_run(conn, cmd, in, in != NULL ? strlen(in) : 0, timeout, &r, err, sizeof(err));
 	if (rc == 0 && in != NULL) {
 		scrub(r.out, in);
 		scrub(r.err, in);
 	}
 	if (rc == 0) {
-		out_add(res, r.out);
-		out_add(res, r.err);
+		ro_out_add(res, r.out);
+		ro_out_add(res, r.err);
 		ssh_last_line(r.err[0] != '\0' && r.status != 0 ? r.err : r.out, line, sizeof(line));
 		if (line[0] != '\0')
 			snprintf(res->last_line, sizeof(res->last_line), "%s", line);
@@ -168,14 +166,14 @@ field(const char *text, const char *key, char *buf, size_t size)
 }
 
 /* The node's version and build over SSH (sw_vers); 0, or -1 (res->reason). */
-static int
-remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, char *ver,
+int
+ro_remote_os(struct ctrl *c, struct ssh_conn *conn, struct ro_step_result *res, char *ver,
     char *build, size_t size)
 {
 	char *out = NULL;
 	int st = -1;
 
-	if (run(conn, "sw_vers", NULL, c->ssh_command_timeout, res, &st, &out) == -1 ||
+	if (ro_run(conn, "sw_vers", NULL, c->ssh_command_timeout, res, &st, &out) == -1 ||
 	    st != 0) {
 		free(out);
 		return -1;
@@ -208,8 +206,8 @@ reg_get(struct inv *inv, void *arg)
 	return registry_get_node(a->c->reg, a->node, a->out);
 }
 
-static int
-reg_node(struct ctrl *c, const char *node, struct reg_node *out)
+int
+ro_reg_node(struct ctrl *c, const char *node, struct reg_node *out)
 {
 	struct reg_get a = { c, node, out };
 
@@ -239,21 +237,21 @@ cred_user(struct inv *inv, void *arg)
 }
 
 /* The password and user for node (node's scope, then its cluster's). */
-static int
-credentials(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *user,
+int
+ro_credentials(struct ctrl *c, const struct ro_campaign *camp, const char *node, char *user,
     char *pw, size_t pwsize, struct ro_step_result *res)
 {
 	struct cred_user a = { .node = node, .cluster = camp->cluster, .user = user };
 	char err[512];
 
 	if (store_with(&c->store, cred_user, &a) != 0) {
-		fail(res, "no update credentials for %s (tbctl credentials set %s --user U "
+		ro_fail(res, "no update credentials for %s (tbctl credentials set %s --user U "
 		    "--password-file F, or --cluster %s)", node, node, camp->cluster);
 		return -1;
 	}
 	if (cred_load(c->state_dir, c->password_command, a.scope, user, pw, pwsize, err,
 	    sizeof(err)) == -1) {
-		fail(res, "%s", err);
+		ro_fail(res, "%s", err);
 		return -1;
 	}
 	return 0;
@@ -275,8 +273,8 @@ node_healthy(struct ctrl *c, const struct ro_node *rn, struct ro_step_result *re
 	double now = ctrl_now();
 	int stale;
 
-	if (reg_node(c, node, &n) != 0) {
-		fail(res, "%s is not in the inventory", node);
+	if (ro_reg_node(c, node, &n) != 0) {
+		ro_fail(res, "%s is not in the inventory", node);
 		return -1;
 	}
 	stale = isnan(n.lc.last_report_at) || now - n.lc.last_report_at > c->unreachable_after ||
@@ -286,11 +284,11 @@ node_healthy(struct ctrl *c, const struct ro_node *rn, struct ro_step_result *re
 		return 1;
 	}
 	if (n.lc.state != NODE_READY && n.lc.state != NODE_CORDONED) {
-		fail(res, "%s is %s, not ready", node, api_node_state_str(n.lc.state));
+		ro_fail(res, "%s is %s, not ready", node, api_node_state_str(n.lc.state));
 		return -1;
 	}
 	if (stale) {
-		fail(res, "%s has no fresh healthy report", node);
+		ro_fail(res, "%s has no fresh healthy report", node);
 		return -1;
 	}
 	return 0;
@@ -306,41 +304,41 @@ privileges_ok(struct ctrl *c, const char *node, const char *user, struct ssh_con
     struct ro_step_result *res)
 {
 	char login[sizeof(api_name)], cmd[RO_CMD_MAX + 1], guid[64];
-	const char *su = node_su(c, node, login, sizeof(login));
+	const char *su = ro_node_su(c, node, login, sizeof(login));
 	char *out = NULL;
 	int st = -1, owner;
 
-	if (su[0] != '\0' && (run(conn, ROLLOUT_SUDO "true", NULL, c->ssh_command_timeout, res,
+	if (su[0] != '\0' && (ro_run(conn, ROLLOUT_SUDO "true", NULL, c->ssh_command_timeout, res,
 	    &st, NULL) == -1 || st != 0)) {
-		fail(res, "%.40s cannot run softwareupdate as root: sudo -n true: %.60s; install "
+		ro_fail(res, "%.40s cannot run softwareupdate as root: sudo -n true: %.60s; install "
 		    "what `tbctl node add --print-sudoers --user %.40s` prints as "
 		    "/etc/sudoers.d/tbmesh", login, res->last_line, login);
 		return -1;
 	}
 	if (!rollout_shell_word_ok(user)) {
-		fail(res, "the update's user cannot be passed safely");
+		ro_fail(res, "the update's user cannot be passed safely");
 		return -1;
 	}
 	snprintf(cmd, sizeof(cmd), "dscl . -read /Users/'%s' GeneratedUID", user);
-	if (run(conn, cmd, NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
+	if (ro_run(conn, cmd, NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
 	    rollout_dscl_guid(out, guid, sizeof(guid)) == -1) {
 		free(out);
-		fail(res, "the update's user %.40s is not an account on %.60s (dscl: %.80s)", user,
+		ro_fail(res, "the update's user %.40s is not an account on %.60s (dscl: %.80s)", user,
 		    node, res->last_line);
 		return -1;
 	}
 	free(out);
 	out = NULL;
-	if (run(conn, "diskutil apfs listcryptousers /", NULL, c->ssh_command_timeout, res, &st,
+	if (ro_run(conn, "diskutil apfs listcryptousers /", NULL, c->ssh_command_timeout, res, &st,
 	    &out) == -1 || st != 0) {
 		free(out);
-		fail(res, "cannot list the volume owners: %.150s", res->reason);
+		ro_fail(res, "cannot list the volume owners: %.150s", res->reason);
 		return -1;
 	}
 	owner = rollout_volume_owner(out, guid);
 	free(out);
 	if (owner != 1) {
-		fail(res, "the update's user %.40s is not a volume owner of / (diskutil apfs "
+		ro_fail(res, "the update's user %.40s is not a volume owner of / (diskutil apfs "
 		    "listcryptousers /): softwareupdate on Apple silicon needs a volume owner's "
 		    "password; give one with tbctl credentials set", user);
 		return -1;
@@ -358,16 +356,16 @@ preflight_checks(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_con
 	int64_t size = -1, avail = -1;
 	int st = -1;
 
-	if (credentials(c, camp, node, user, pw, sizeof(pw), res) == -1)
+	if (ro_credentials(c, camp, node, user, pw, sizeof(pw), res) == -1)
 		return;
 	cred_wipe(pw, sizeof(pw));
 	if (privileges_ok(c, node, user, conn, res) == -1)
 		return;
-	if (run(conn, "softwareupdate --list", NULL, c->install_timeout, res, &st, &out) == -1 ||
+	if (ro_run(conn, "softwareupdate --list", NULL, c->install_timeout, res, &st, &out) == -1 ||
 	    st != 0 || rollout_find_update(out, camp->target, camp->label, label, sizeof(label),
 	    &size, res->reason, sizeof(res->reason)) == -1) {
 		free(out);
-		fail(res, "%s", res->reason);
+		ro_fail(res, "%s", res->reason);
 		return;
 	}
 	free(out);
@@ -376,15 +374,15 @@ preflight_checks(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_con
 		snprintf(camp->label, sizeof(camp->label), "%s", label);
 		res->label_found = 1;
 	}
-	if (run(conn, "df -k /", NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
+	if (ro_run(conn, "df -k /", NULL, c->ssh_command_timeout, res, &st, &out) == -1 || st != 0 ||
 	    rollout_df_avail(out, &avail) == -1) {
 		free(out);
-		fail(res, "cannot read the free disk space: %s", res->reason);
+		ro_fail(res, "cannot read the free disk space: %s", res->reason);
 		return;
 	}
 	free(out);
 	if (size > 0 && avail < size) {
-		fail(res, "free disk %.1f GiB is below the update's %.1f GiB", avail / 1048576.0,
+		ro_fail(res, "free disk %.1f GiB is below the update's %.1f GiB", avail / 1048576.0,
 		    size / 1048576.0);
 		return;
 	}
@@ -399,10 +397,10 @@ step_preflight(struct ctrl *c, const struct rollout_adapters *ad, struct ro_camp
 	char ver[64], build[64];
 	struct ssh_conn *conn;
 
-	if (node_healthy(c, n, res) != 0 || (conn = connect_node(c, n->node, res)) == NULL)
+	if (node_healthy(c, n, res) != 0 || (conn = ro_connect_node(c, n->node, res)) == NULL)
 		return;
-	if (remote_os(c, conn, res, ver, build, sizeof(ver)) == -1) {
-		fail(res, "%s", res->reason);
+	if (ro_remote_os(c, conn, res, ver, build, sizeof(ver)) == -1) {
+		ro_fail(res, "%s", res->reason);
 	} else if (rollout_at_target(camp->target, ver, build)) {
 		res->outcome = RO_OUT_AT_TARGET;
 		snprintf(res->last_line, sizeof(res->last_line), "already at %s (%s)", ver, build);
@@ -507,7 +505,7 @@ step_cordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_resu
 	snprintf(reason, sizeof(reason), "rollout %" PRId64 ": updating to %s", camp->id,
 	    camp->target);
 	if (store_with(&c->store, cordon_unless_cordoned, &a) != 0) {
-		fail(res, "cannot cordon %s: %s", n->node, a.err);
+		ro_fail(res, "cannot cordon %s: %s", n->node, a.err);
 		return;
 	}
 	n->cordoned_by_us = n->cordoned_before == 0;
@@ -524,253 +522,12 @@ step_drain(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaign
 
 	if (ad->drain(c, camp, camp->nodes[i].node, what, sizeof(what), err, sizeof(err)) ==
 	    -1) {
-		fail(res, "drain: %s", err);
+		ro_fail(res, "drain: %s", err);
 		return;
 	}
 	snprintf(res->last_line, sizeof(res->last_line), "%s", what);
-	out_add(res, what);
+	ro_out_add(res, what);
 	res->outcome = RO_OUT_OK;
-}
-
-static void
-step_download(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result *res)
-{
-	char cmd[RO_CMD_MAX + 1];
-	struct ssh_conn *conn;
-	int st = -1;
-
-	if (!rollout_shell_word_ok(camp->label)) {
-		fail(res, "the label \"%s\" cannot be passed safely", camp->label);
-		return;
-	}
-	if ((conn = connect_node(c, camp->nodes[i].node, res)) == NULL)
-		return;
-	snprintf(cmd, sizeof(cmd), "%ssoftwareupdate --download '%s'",
-	    node_su(c, camp->nodes[i].node, NULL, 0), camp->label);
-	if (run(conn, cmd, NULL, c->install_timeout, res, &st, NULL) == -1 || st != 0)
-		fail(res, "%s", res->reason);
-	else
-		res->outcome = RO_OUT_OK;
-	ssh_close(conn);
-}
-
-/* Has the node already installed the target or restarted since install began? */
-static int
-install_happened(struct ctrl *c, const struct ro_campaign *camp, const struct ro_node *n,
-    const char *ver, const char *build)
-{
-	struct reg_node rn;
-
-	if (rollout_at_target(camp->target, ver, build))
-		return 1;
-	return reg_node(c, n->node, &rn) == 0 && !isnan(rn.lc.boot_time) &&
-	    !isnan(n->boot_before) && fabs(rn.lc.boot_time - n->boot_before) > 2.0;
-}
-
-/*
- * Follow the detached install through its log on the Mac until it ends,
- * the Mac restarts (the session drops) or install_timeout passes.  cmd is
- * what was started, for the reason.
- */
-static void
-install_watch(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
-    const char *cmd, struct ro_step_result *res)
-{
-	double deadline = ctrl_now() + c->install_timeout;
-	char last[RO_LINE_MAX + 1] = "", err[256];
-	int ended = -1;
-
-	while (ended < 0 && ctrl_now() < deadline) {
-		struct ssh_result r;
-
-		nanosleep(&(struct timespec){ 1, 0 }, NULL);
-		if (ssh_run(conn, "cat \"" ROLLOUT_INSTALL_LOG "\"", NULL, 0, c->ssh_command_timeout,
-		    &r, err, sizeof(err)) != 0 || r.timed_out || r.status == 255) {
-			/* a Mac that restarts drops the session: the wait step follows */
-			ssh_result_free(&r);
-			snprintf(res->last_line, sizeof(res->last_line), "the Mac is restarting (%s)",
-			    last[0] != '\0' ? last : "install sent");
-			res->outcome = RO_OUT_OK;
-			return;
-		}
-		ended = rollout_install_ended(r.out, last, sizeof(last));
-		if (ended >= 0 || ctrl_now() >= deadline) {
-			out_add(res, r.out);
-			if (last[0] != '\0')
-				snprintf(res->last_line, sizeof(res->last_line), "%s", last);
-		}
-		ssh_result_free(&r);
-	}
-	if (ended == 0) {
-		res->outcome = RO_OUT_OK;
-	} else if (ended > 0) {
-		/* it ended and said why: a retry may send it again */
-		camp->nodes[i].install_at = NAN;
-		fail(res, "%.180s: exit %d: %.120s", cmd, ended, last[0] != '\0' ? last : "no output");
-	} else {
-		fail(res, "the install did not end within %.0f s (%s on the Mac: %.100s)",
-		    c->install_timeout, ROLLOUT_INSTALL_LOG, last[0] != '\0' ? last : "empty");
-	}
-}
-
-struct install_sent {
-	struct ctrl *c;
-	const struct ro_campaign *camp;
-	int i;
-	double at;
-};
-
-/*
- * store_fn: when node i's install went out (kept before it goes: a
- * controller that dies while the Mac installs finds it on its restart);
- * from then on the node expects its reboot.
- */
-static int
-install_sent(struct inv *inv, void *arg)
-{
-	struct install_sent *a = arg;
-	struct reg_node rn;
-	int rc = inv_rollout_install_at(inv, a->camp->id, a->i, a->at);
-
-	if (rc == 0 && registry_get_node(a->c->reg, a->camp->nodes[a->i].node, &rn) == 0) {
-		rn.lc.reboot_expected = 1;
-		registry_set_lc(a->c->reg, rn.name, &rn.lc);
-	}
-	return rc;
-}
-
-static void
-install_run(struct ctrl *c, struct ro_campaign *camp, int i, struct ssh_conn *conn,
-    struct ro_step_result *res)
-{
-	char user[sizeof(api_name)], pw[CRED_PASSWORD_MAX + 2], cmd[RO_CMD_MAX + 1];
-	char start[RO_CMD_MAX * 3];
-	const char *su = node_su(c, camp->nodes[i].node, NULL, 0);
-	int st = -1, rc;
-
-	if (credentials(c, camp, camp->nodes[i].node, user, pw, sizeof(pw) - 1, res) == -1)
-		return;
-	if (!rollout_shell_word_ok(camp->label) || !rollout_shell_word_ok(user)) {
-		cred_wipe(pw, sizeof(pw));
-		fail(res, "the label or user cannot be passed safely");
-		return;
-	}
-	/*
-	 * As root through sudo -n, with --user/--stdinpass for the volume owner
-	 * on Apple silicon, started so that it survives the SSH session (the
-	 * Macjutsu/super way, super lines 7790-7793: `echo PASSWORD | sudo -u
-	 * root softwareupdate --install ... --stdinpass >> LOG 2>&1 &`): the
-	 * password reaches it on its standard input, its output goes to a log
-	 * on the Mac that ends with its exit status.
-	 */
-	snprintf(cmd, sizeof(cmd), "%ssoftwareupdate --install '%s' --restart --agree-to-license "
-	    "--no-scan --user '%s' --stdinpass", su, camp->label, user);
-	/*
-	 * The session's shell reads the password before it lets the session
-	 * end (sshd may drop input the session's command has not read when it
-	 * exits), then hands it to the detached install through a pipe
-	 * (printf is the shell's own: the password is in no argv).
-	 */
-	snprintf(start, sizeof(start), "log=\"" ROLLOUT_INSTALL_LOG "\"; mkdir -p "
-	    "\"$HOME/Library/Logs\" && : >\"$log\" && IFS= read -r pw && { printf '%%s\\n' "
-	    "\"$pw\" | (trap '' HUP; %s; echo \"" ROLLOUT_INSTALL_END "$?\") >>\"$log\" 2>&1 & } "
-	    "&& pw= && echo \"install started, its output in $log\"", cmd);
-	/* Written before the command goes out (install_pending) */
-	struct install_sent sent = { c, camp, i, ctrl_now() };
-	if (store_with(&c->store, install_sent, &sent) != 0) {
-		cred_wipe(pw, sizeof(pw));
-		fail(res, "cannot record the install's start in the inventory");
-		return;
-	}
-	camp->nodes[i].install_at = sent.at;
-	strcat(pw, "\n");
-	rc = run(conn, start, pw, c->ssh_command_timeout, res, &st, NULL);
-	cred_wipe(pw, sizeof(pw));
-	if (rc == -1 || st == -1 || st == 255) {
-		/* a Mac that restarts at once may drop the session: the wait step follows */
-		res->outcome = RO_OUT_OK;
-	} else if (st != 0) {
-		/* it did not start and said why: a retry may send it again */
-		camp->nodes[i].install_at = NAN;
-		fail(res, "%s", res->reason);
-	} else {
-		install_watch(c, camp, i, conn, cmd, res);
-	}
-}
-
-/*
- * An earlier run sent the install in this boot and did not see it end (the
- * controller was killed or restarted meanwhile).  On a Mac the install goes
- * on without the SSH session that sent it: never send a second one; say
- * what the Mac shows of it and wait for the restart (step_wait).
- */
-static void
-install_pending(struct ctrl *c, const struct ro_node *n, struct ssh_conn *conn,
-    struct ro_step_result *res)
-{
-	struct ro_install_seen seen = { 0 };
-	char what[256], when[32], last[RO_LINE_MAX + 1], tail[128] = "";
-	char *out = NULL;
-	int st = -1;
-
-	if (run(conn, ROLLOUT_PROBE_PS, NULL, c->ssh_command_timeout, res, &st, &out) == 0 &&
-	    st == 0)
-		rollout_probe_ps(out, &seen);
-	free(out);
-	out = NULL;
-	/* 60 s of slack for the two clocks */
-	if (run(conn, ROLLOUT_PROBE_LOG, NULL, c->ssh_command_timeout, res, &st, &out) == 0 &&
-	    st == 0)
-		rollout_probe_log(out, n->install_at - 60, &seen);
-	free(out);
-	out = NULL;
-	/* the detached install's own log: what softwareupdate said last */
-	if (run(conn, "tail -n 20 \"" ROLLOUT_INSTALL_LOG "\"", NULL, c->ssh_command_timeout, res,
-	    &st, &out) == 0 && st == 0) {
-		int ended = rollout_install_ended(out, last, sizeof(last));
-
-		if (ended >= 0)
-			snprintf(tail, sizeof(tail), "; log: exit %d", ended);
-		else if (last[0] != '\0')
-			snprintf(tail, sizeof(tail), "; log: \"%.24s\"", last);
-	}
-	free(out);
-	rollout_probe_str(&seen, what, sizeof(what));
-	utc_str(n->install_at, when, sizeof(when));
-	snprintf(res->last_line, sizeof(res->last_line), "install sent at %s: %.128s%s; waiting "
-	    "for the restart, not sending it again", when, what, tail);
-	out_add(res, res->last_line);
-	out_add(res, "\n");
-	res->outcome = RO_OUT_OK;
-}
-
-static void
-step_install(struct ctrl *c, struct ro_campaign *camp, int i, int resumed,
-    struct ro_step_result *res)
-{
-	struct ro_node *n = &camp->nodes[i];
-	char ver[64], build[64];
-	struct ssh_conn *conn = connect_node(c, n->node, res);
-
-	if (conn == NULL || remote_os(c, conn, res, ver, build, sizeof(ver)) == -1) {
-		/* started by an earlier run: the node is restarting */
-		if (resumed) {
-			res->outcome = RO_OUT_OK;
-			snprintf(res->last_line, sizeof(res->last_line),
-			    "not answering: restarting after the install");
-		} else {
-			fail(res, "%s", res->reason);
-		}
-	} else if (install_happened(c, camp, n, ver, build)) {
-		res->outcome = RO_OUT_OK;
-		snprintf(res->last_line, sizeof(res->last_line), "already installed (%s %s)", ver,
-		    build);
-	} else if (!isnan(n->install_at)) {
-		install_pending(c, n, conn, res);
-	} else {
-		install_run(c, camp, i, conn, res);
-	}
-	ssh_close(conn);
 }
 
 static void
@@ -780,7 +537,7 @@ step_wait(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result
 	struct reg_node rn;
 	double now = ctrl_now();
 
-	if (reg_node(c, n->node, &rn) == 0 && !isnan(rn.lc.boot_time) &&
+	if (ro_reg_node(c, n->node, &rn) == 0 && !isnan(rn.lc.boot_time) &&
 	    !isnan(rn.lc.last_report_at) && rn.lc.last_report_at > n->since &&
 	    (isnan(n->boot_before) || fabs(rn.lc.boot_time - n->boot_before) > 2.0)) {
 		res->outcome = RO_OUT_OK;
@@ -790,12 +547,12 @@ step_wait(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_result
 	}
 	if (now - n->since > c->boot_timeout) {
 		char when[32];
-		utc_str(n->install_at, when, sizeof(when));
+		ro_utc_str(n->install_at, when, sizeof(when));
 		if (isnan(n->install_at))
-			fail(res, "did not come back: no report with a new boot time within %.0f s",
+			ro_fail(res, "did not come back: no report with a new boot time within %.0f s",
 			    c->boot_timeout);
 		else
-			fail(res, "did not come back: no report with a new boot time within %.0f s "
+			ro_fail(res, "did not come back: no report with a new boot time within %.0f s "
 			    "of the install sent at %s (tbctl rollout retry %s sends it again unless "
 			    "the Mac restarted meanwhile)", c->boot_timeout, when, n->node);
 		return;
@@ -816,19 +573,19 @@ step_verify(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaig
 		if (ctrl_now() - n->since <= c->boot_timeout)
 			res->outcome = RO_OUT_NOT_YET;
 		else
-			fail(res, "no report from %s with its build and RDMA state within %.0f s",
+			ro_fail(res, "no report from %s with its build and RDMA state within %.0f s",
 			    n->node, c->boot_timeout);
 	} else if (!rollout_at_target(camp->target, r->node.os_version, r->node.os_build))
-		fail(res, "came back on %s (%s), not %s", r->node.os_version, r->node.os_build,
+		ro_fail(res, "came back on %s (%s), not %s", r->node.os_version, r->node.os_build,
 		    camp->target);
 	else if (r->rdma.state != RDMA_STATE_ENABLED)
-		fail(res, "RDMA is %s after the update (boot into Recovery, run rdma_ctl enable)",
+		ro_fail(res, "RDMA is %s after the update (boot into Recovery, run rdma_ctl enable)",
 		    report_rdma_state_str(r->rdma.state));
 	else if (n->links_before != 0 && ad->links_pass(c, n->node, r, why, sizeof(why)) != 1)
-		fail(res, "links do not pass: %s", why);
+		ro_fail(res, "links do not pass: %s", why);
 	else if (n->wired_before != REPORT_NULL_I64 && n->wired_before > 0 &&
 	    r->memory.gpu_wired_limit_bytes != n->wired_before)
-		fail(res, "GPU wired limit is %" PRId64 " bytes, was %" PRId64 " before",
+		ro_fail(res, "GPU wired limit is %" PRId64 " bytes, was %" PRId64 " before",
 		    r->memory.gpu_wired_limit_bytes, n->wired_before);
 	else {
 		res->outcome = RO_OUT_OK;
@@ -851,7 +608,7 @@ step_uncordon(struct ctrl *c, struct ro_campaign *camp, int i, struct ro_step_re
 		return;
 	}
 	if (store_with(&c->store, uncordon_if_cordoned, &a) != 0)
-		fail(res, "cannot uncordon %s: %s", n->node, a.err);
+		ro_fail(res, "cannot uncordon %s: %s", n->node, a.err);
 	else
 		snprintf(res->last_line, sizeof(res->last_line), "uncordoned");
 }
@@ -880,12 +637,12 @@ ro_step_run(struct ctrl *c, const struct rollout_adapters *ad, struct ro_campaig
 	case RO_PREFLIGHT: step_preflight(c, ad, camp, i, res); break;
 	case RO_CORDON: step_cordon(c, camp, i, res); break;
 	case RO_DRAIN: step_drain(c, ad, camp, i, res); break;
-	case RO_DOWNLOAD: step_download(c, camp, i, res); break;
-	case RO_INSTALL: step_install(c, camp, i, resumed, res); break;
+	case RO_DOWNLOAD: ro_step_download(c, camp, i, res); break;
+	case RO_INSTALL: ro_step_install(c, camp, i, resumed, res); break;
 	case RO_WAIT: step_wait(c, camp, i, res); break;
 	case RO_VERIFY: step_verify(c, ad, camp, i, res); break;
 	case RO_UNCORDON: step_uncordon(c, camp, i, res); break;
-	default: fail(res, "no step to run"); break;
+	default: ro_fail(res, "no step to run"); break;
 	}
 }
 
