@@ -234,5 +234,6 @@ jobprocs_collect(const char *dir, int timeout_ms, double now, struct report *r)
 		jobprocs_apply(&r->jobs, res.out ? res.out : "");
 		runcmd_result_free(&res);
 	}
-	r->jobs.collected_at = now;
+	/* read with the report: a report whose time is moved keeps it whole */
+	r->jobs.collected_at = now == r->collected_at ? NAN : now;
 }

@@ -38,10 +38,12 @@ int jobprocs_scan(const char *dir, struct report_jobs *j, char *err, size_t errl
 void jobprocs_apply(struct report_jobs *j, const char *out);
 
 /*
- * The whole collection into r->jobs, at now (the report's collected_at):
- * scan dir, then one ps (timeout_ms) when a pid was found.  A failure is
- * one of r's errors (source "jobs"), the section then null.  dir NULL:
- * nothing (the section stays null).
+ * The whole collection into r->jobs, at now: scan dir, then one ps
+ * (timeout_ms) when a pid was found.  Its collected_at is now, or null
+ * when now is the report's collected_at (read with the report, as the
+ * sections of every backend but darwin's are).  A failure is one of r's
+ * errors (source "jobs"), the section then null.  dir NULL: nothing (the
+ * section stays null).
  */
 void jobprocs_collect(const char *dir, int timeout_ms, double now, struct report *r);
 

@@ -19,8 +19,13 @@ wait_for "mac1 unreachable" 15 sh -c "[ \"\$($CTL nodes --json | jq -r '.nodes[]
 check_eq "mac1 is unreachable" unreachable "$(state)"
 last=$("$CTL" node show mac1 --json | jq '.report.collected_at')
 "$BIN/tbagentd" --once --backend sim --scenario "$SC" --node mac1 >"$TMP/r.json"
-# report AT: the report with collected_at AT (unix seconds)
-report() { jq -c --argjson t "$1" '.collected_at = $t' "$TMP/r.json"; }
+# report AT: the report collected at AT (unix seconds), every section's own
+# collected_at moved with it (a section is never read after its report)
+report() {
+	jq -c --argjson t "$1" '(($t - .collected_at) as $d | with_entries(
+		if (.value | type) == "object" and (.value.collected_at | type) == "number"
+		then .value.collected_at += $d else . end)) | .collected_at = $t' "$TMP/r.json"
+}
 post() {   # post BODY: the status; the answer in $TMP/resp.json
 	curl -H 'Content-Type: application/json' -s -o "$TMP/resp.json" -w '%{http_code}' --max-time 10 \
 		-H "Authorization: Bearer $TOK" --data-binary "$1" "$CTRL_URL/v1/report"
