@@ -273,12 +273,18 @@ macnode_start() {
 	[ "${3:-}" = --no-agent ] || macnode_supervise "$name"
 }
 
-# macnode_free_port ADDR: a TCP port nobody listens on at ADDR.
+# macnode_free_port ADDR: a TCP port nobody listens on, at ADDR or on any
+# other address (a rank's server binds 0.0.0.0, so another node's listener
+# on that port would take it), below the kernel's ephemeral range (where
+# the agents' own listeners on port 0 land).
 macnode_free_port() {
 	local p
 	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 30000))
-		(exec 3<>"/dev/tcp/$1/$p") 2>/dev/null || { echo "$p"; return 0; }
+		p=$((20000 + RANDOM % 12000))
+		(exec 3<>"/dev/tcp/$1/$p") 2>/dev/null && continue
+		python3 -c 'import socket, sys
+s = socket.socket()
+s.bind(("0.0.0.0", int(sys.argv[1])))' "$p" 2>/dev/null && { echo "$p"; return 0; }
 	done
 	return 1
 }
