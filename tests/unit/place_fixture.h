@@ -109,6 +109,50 @@ pf_full_mesh(int rdma, double gbps)
 			pf_add_link(a, b, rdma, gbps);
 }
 
+/* n M3 Ultras of 512 GB named mac1.., cluster "cN", in a full mesh at 80 Gb/s. */
+static inline void
+pf_mesh(int n, int rdma)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "c%d", n);
+	pf_cluster(name);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "mac%d", i + 1);
+		pf_add_node(name, 512, "Apple M3 Ultra");
+	}
+	pf_full_mesh(rdma, 80);
+}
+
+/*
+ * A model every size 1 to 5 can split, in tensor and pipeline: 60 layers,
+ * 120 heads and 60 KV heads, 400 B parameters, one 4-bit variant.
+ */
+static inline void
+pf_test_model(struct catalog_model *m, struct catalog_variant *v)
+{
+	memset(m, 0, sizeof(*m));
+	memset(v, 0, sizeof(*v));
+	snprintf(m->name, sizeof(m->name), "test-60");
+	snprintf(m->hf_repo, sizeof(m->hf_repo), "example/test-60");
+	m->layers = 60;
+	m->hidden_size = 7680;
+	m->attention_heads = 120;
+	m->kv_heads = 60;
+	m->head_dim = 64;
+	m->kv_cache_bytes_per_token = 60 * 2 * 60 * 64 * 2;
+	m->vocab_size = 32000;
+	m->total_params = INT64_C(400000000000);
+	m->active_params = m->total_params;
+	m->tensor_sharding = 1;
+	m->runtimes[CATALOG_RT_MLX_LM].known = 1;
+	m->runtimes[CATALOG_RT_MLX_LM].tensor = 1;
+	m->runtimes[CATALOG_RT_MLX_LM].pipeline = 1;
+	snprintf(v->quant, sizeof(v->quant), "4bit");
+	v->bits_per_weight = 4.5;
+	v->bytes = INT64_C(225000000000);
+}
+
 /* The node (input index) rank r of plan runs on. */
 static inline int
 pf_node_of(int r)

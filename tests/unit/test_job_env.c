@@ -22,73 +22,12 @@
 #include <cjson/cJSON.h>
 
 #include "job_env.h"
-#include "placement.h"
+#include "place_fixture.h"
 
-#define GIB (INT64_C(1) << 30)
-
-static struct place_input *in;
-static struct plan *plan;
 static struct job_env *env;
 static struct catalog_model model;
 static struct catalog_variant variant;
 static char tmp[256];
-
-/* A model every size 1..4 can split (as test_mlx_launch.c's). */
-static void
-make_model(void)
-{
-	memset(&model, 0, sizeof(model));
-	snprintf(model.name, sizeof(model.name), "test-60");
-	snprintf(model.hf_repo, sizeof(model.hf_repo), "example/test-60");
-	model.layers = 60;
-	model.hidden_size = 7680;
-	model.attention_heads = 120;
-	model.kv_heads = 60;
-	model.head_dim = 64;
-	model.kv_cache_bytes_per_token = 60 * 2 * 60 * 64 * 2;
-	model.vocab_size = 32000;
-	model.total_params = INT64_C(400000000000);
-	model.active_params = model.total_params;
-	model.tensor_sharding = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].known = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].tensor = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].pipeline = 1;
-	snprintf(variant.quant, sizeof(variant.quant), "4bit");
-	variant.bits_per_weight = 4.5;
-	variant.bytes = INT64_C(225000000000);
-}
-
-/* n Macs in a full mesh, every cable its own /30, device rdma_en(2+peer). */
-static void
-mesh(int n, int rdma)
-{
-	memset(in, 0, sizeof(*in));
-	snprintf(in->cluster, sizeof(in->cluster), "c%d", n);
-	for (int i = 0; i < n; i++) {
-		struct place_node *nd = &in->nodes[in->n_nodes++];
-		snprintf(nd->name, sizeof(nd->name), "mac%d", i + 1);
-		snprintf(nd->chip, sizeof(nd->chip), "Apple M3 Ultra");
-		nd->memory_bytes = 512 * GIB;
-		nd->available = 1;
-		snprintf(nd->lan_ipv4, sizeof(nd->lan_ipv4), "192.0.2.%d", 11 + i);
-		snprintf(nd->lan_from, sizeof(nd->lan_from), "en0, ethernet");
-	}
-	for (int a = 0; a < n; a++)
-		for (int b = a + 1; b < n; b++) {
-			struct place_link *l = &in->links[in->n_links++];
-			l->a = a;
-			l->b = b;
-			l->rdma_pass = rdma;
-			l->ip_ok = 1;
-			l->speed_gbps = 80;
-			snprintf(l->dev_a, sizeof(l->dev_a), "rdma_en%d", 2 + b);
-			snprintf(l->dev_b, sizeof(l->dev_b), "rdma_en%d", 2 + a);
-			snprintf(l->ipv4_a, sizeof(l->ipv4_a), "169.254.%d.1", a * 10 + b);
-			snprintf(l->ipv4_b, sizeof(l->ipv4_b), "169.254.%d.2", a * 10 + b);
-			if (!rdma)
-				snprintf(l->problem, sizeof(l->problem), "rdma-off");
-		}
-}
 
 static void
 plan_on(int n, int rdma, enum plan_strategy st)
@@ -96,7 +35,7 @@ plan_on(int n, int rdma, enum plan_strategy st)
 	struct place_opts o;
 	char err[1024];
 
-	mesh(n, rdma);
+	pf_mesh(n, rdma);
 	place_opts_init(&o);
 	o.strategy = st;
 	o.exact = 1;
@@ -292,7 +231,7 @@ test_hostfile_envs_first(void **state)
 	char err[512];
 
 	(void)state;
-	mesh(2, 1);
+	pf_mesh(2, 1);
 	place_opts_init(&o);
 	o.strategy = PLAN_TENSOR;
 	o.fast_synch = 1;
@@ -549,16 +488,15 @@ test_start_stop_lines(void **state)
 static int
 setup(void **state)
 {
-	(void)state;
-	make_model();
-	in = calloc(1, sizeof(*in));
-	plan = calloc(1, sizeof(*plan));
+	pf_test_model(&model, &variant);
+	if (pf_setup(state) != 0)
+		return -1;
 	env = calloc(1, sizeof(*env));
 	snprintf(tmp, sizeof(tmp), "%s/test_job_env.XXXXXX", getenv("TMPDIR") ?
 	    getenv("TMPDIR") : "/tmp");
 	if (mkdtemp(tmp) == NULL)
 		return -1;
-	return in && plan && env ? 0 : -1;
+	return env ? 0 : -1;
 }
 
 static int
@@ -574,9 +512,7 @@ teardown(void **state)
 		return -1;
 	job_env_free(env);
 	free(env);
-	free(in);
-	free(plan);
-	return 0;
+	return pf_teardown(state);
 }
 
 int

@@ -23,33 +23,9 @@
 
 #include "place_fixture.h"
 
-/* A model every size 2..5 can split: 120 heads and 60 KV heads, 60 layers. */
+/* The model the tests plan (pf_test_model): every size 1 to 5 can split it. */
 static struct catalog_model model;
 static struct catalog_variant variant;
-
-static void
-make_model(void)
-{
-	memset(&model, 0, sizeof(model));
-	snprintf(model.name, sizeof(model.name), "test-60");
-	snprintf(model.hf_repo, sizeof(model.hf_repo), "example/test-60");
-	model.layers = 60;
-	model.hidden_size = 7680;
-	model.attention_heads = 120;
-	model.kv_heads = 60;
-	model.head_dim = 64;
-	model.kv_cache_bytes_per_token = 60 * 2 * 60 * 64 * 2;
-	model.vocab_size = 32000;
-	model.total_params = INT64_C(400000000000);
-	model.active_params = model.total_params;
-	model.tensor_sharding = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].known = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].tensor = 1;
-	model.runtimes[CATALOG_RT_MLX_LM].pipeline = 1;
-	snprintf(variant.quant, sizeof(variant.quant), "4bit");
-	variant.bits_per_weight = 4.5;
-	variant.bytes = INT64_C(225000000000);
-}
 
 /* ---- the cluster: n Macs in a full mesh ---- */
 
@@ -60,20 +36,6 @@ cable_ip(int i, int j, char *out, size_t n)
 	int lo = i < j ? i : j, hi = i < j ? j : i;
 
 	snprintf(out, n, "169.254.%d.%d", lo * 10 + hi, i < j ? 1 : 2);
-}
-
-static void
-mesh(int n, int rdma)
-{
-	char name[16];
-
-	snprintf(name, sizeof(name), "c%d", n);
-	pf_cluster(name);
-	for (int i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "mac%d", i + 1);
-		pf_add_node(name, 512, "Apple M3 Ultra");
-	}
-	pf_full_mesh(rdma, 80);
 }
 
 /* Is addr one of node x's own addresses (its LAN one, or on one of its cables)? */
@@ -119,7 +81,7 @@ reaches(int x, const char *addr)
 	return 0;
 }
 
-/* Is dev node x's device on its cable to y (as mesh() names them)? */
+/* Is dev node x's device on its cable to y (as pf_mesh() names them)? */
 static int
 device_toward(int x, int y, const char *dev)
 {
@@ -238,7 +200,7 @@ plan_on(int n, int rdma, enum plan_strategy st)
 	struct place_opts o;
 	char err[1024];
 
-	mesh(n, rdma);
+	pf_mesh(n, rdma);
 	place_opts_init(&o);
 	o.strategy = st;
 	o.exact = 1;
@@ -290,7 +252,7 @@ test_coordinator_fallback(void **state)
 	char err[512];
 
 	(void)state;
-	mesh(3, 1);
+	pf_mesh(3, 1);
 	for (int i = 0; i < 3; i++) {
 		in->nodes[i].lan_ipv4[0] = '\0';
 		snprintf(in->nodes[i].ssh_host, sizeof(in->nodes[i].ssh_host), "10.9.0.%d", i + 1);
@@ -410,7 +372,7 @@ test_launch_lines(void **state)
 	(void)state;
 	for (size_t k = 0; k < 3; k++)
 		for (int st = PLAN_TENSOR; st <= PLAN_SINGLE; st++) {
-			mesh(st == PLAN_SINGLE ? 1 : 4, 1);
+			pf_mesh(st == PLAN_SINGLE ? 1 : 4, 1);
 			place_opts_init(&o);
 			o.strategy = (enum plan_strategy)st;
 			o.exact = 1;
@@ -447,7 +409,7 @@ test_fast_synch_option(void **state)
 	char err[512];
 
 	(void)state;
-	mesh(2, 1);
+	pf_mesh(2, 1);
 	place_opts_init(&o);
 	o.strategy = PLAN_TENSOR;
 	o.fast_synch = 1;
@@ -459,7 +421,7 @@ test_fast_synch_option(void **state)
 static int
 setup(void **state)
 {
-	make_model();
+	pf_test_model(&model, &variant);
 	return pf_setup(state);
 }
 
