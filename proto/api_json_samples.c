@@ -83,6 +83,27 @@ get_num(const cJSON *o, const char *key, double null_value)
 	return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : null_value;
 }
 
+/*
+ * A byte count of a sample into *out: REPORT_NULL_I64 when absent or null,
+ * -1 when it is not a whole number in 0..REPORT_BYTES_MAX (a double beyond
+ * int64_t's range cannot be converted at all).
+ */
+static int
+get_bytes(const cJSON *o, const char *key, int64_t *out, char *err, size_t errlen)
+{
+	double v = get_num(o, key, NAN);
+
+	*out = REPORT_NULL_I64;
+	if (isnan(v))
+		return 0;
+	if (v < 0 || v > (double)REPORT_BYTES_MAX || v != floor(v)) {
+		snprintf(err, errlen, "a sample's \"%s\" is not a byte count (%g)", key, v);
+		return -1;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
 static int
 decode_sample(const cJSON *o, struct api_sample *s, char *err, size_t errlen)
 {
@@ -93,10 +114,9 @@ decode_sample(const cJSON *o, struct api_sample *s, char *err, size_t errlen)
 		return -1;
 	}
 	s->t = get_num(o, "t", NAN);
-	double used = get_num(o, "memory_used_bytes", NAN);
-	double total = get_num(o, "memory_total_bytes", NAN);
-	s->memory_used_bytes = isnan(used) ? REPORT_NULL_I64 : (int64_t)used;
-	s->memory_total_bytes = isnan(total) ? REPORT_NULL_I64 : (int64_t)total;
+	if (get_bytes(o, "memory_used_bytes", &s->memory_used_bytes, err, errlen) == -1 ||
+	    get_bytes(o, "memory_total_bytes", &s->memory_total_bytes, err, errlen) == -1)
+		return -1;
 	s->power_watts = get_num(o, "power_watts", NAN);
 	s->link_speeds[0] = '\0';
 	if (cJSON_IsString(ls))

@@ -333,7 +333,11 @@ test_json_bad(void **state)
 {
 	static const char *bad[] = { "", "[]", "{\"node\":\"mac1\"}", "{\"samples\":[]}",
 		"{\"node\":\"mac1\",\"samples\":[{\"power_watts\":1}]}",
-		"{\"node\":\"mac1\",\"samples\":[7]}" };
+		"{\"node\":\"mac1\",\"samples\":[7]}",
+		/* Found by tests/fuzz/fuzz_api.c: beyond int64_t, converting it was undefined. */
+		"{\"node\":\"mac1\",\"samples\":[{\"t\":1,\"memory_used_bytes\":10737418e24}]}",
+		"{\"node\":\"mac1\",\"samples\":[{\"t\":1,\"memory_total_bytes\":-1}]}",
+		"{\"node\":\"mac1\",\"samples\":[{\"t\":1,\"memory_used_bytes\":1.5}]}" };
 	struct api_sample *out;
 	char node[API_NAME_MAX + 1], err[256];
 	int n;
