@@ -156,12 +156,19 @@ dec_pid(struct json_dec *d, const cJSON *it, const struct json_path *p, void *ds
 	return dec_count(d, it, p, 1, PID_MAX, dst);
 }
 
+/* pid, placement: 0 is null (what a job read without one encodes to). */
 static cJSON *
-enc_pid(const void *src)
+enc_positive(const void *src)
 {
 	int64_t v = *(const int64_t *)src;
 
 	return v > 0 ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
+}
+
+static int
+dec_placement(struct json_dec *d, const cJSON *it, const struct json_path *p, void *dst)
+{
+	return dec_count(d, it, p, 1, ID_MAX, dst);
 }
 
 /* rss_bytes: -1 (any negative) is null. */
@@ -179,7 +186,29 @@ enc_rss(const void *src)
 	return v >= 0 ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
 }
 
-static const struct json_custom pid_codec = { dec_pid, enc_pid };
+/* port: 0 (a job read without one) is null, so that what is encoded decodes. */
+static int
+dec_port(struct json_dec *d, const cJSON *it, const struct json_path *p, void *dst)
+{
+	int64_t v;
+
+	if (dec_count(d, it, p, 1, 65535, &v) == -1)
+		return -1;
+	*(int *)dst = (int)v;
+	return 0;
+}
+
+static cJSON *
+enc_port(const void *src)
+{
+	int v = *(const int *)src;
+
+	return v > 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static const struct json_custom pid_codec = { dec_pid, enc_positive };
+static const struct json_custom placement_codec = { dec_placement, enc_positive };
+static const struct json_custom port_codec = { dec_port, enc_port };
 static const struct json_custom rss_codec = { dec_rss, enc_rss };
 
 #define REQ JF_VALUE
@@ -208,7 +237,7 @@ rank_init_elem(void *elem)
 
 static const struct json_field job_fields[] = {
 	JSON_I64(struct job, id, 1, ID_MAX, REQ | JF_EXACT),
-	JSON_I64(struct job, placement, 1, ID_MAX, OPT | JF_EXACT),
+	JSON_CUSTOM(struct job, placement, &placement_codec),
 	JSON_STR(struct job, model, OPT),
 	JSON_STR(struct job, cluster, OPT),
 	JSON_STR(struct job, backend, OPT),
@@ -221,7 +250,7 @@ static const struct json_field job_fields[] = {
 	JSON_INT_AT("max_restarts", struct job, max_restarts, 0, JOB_MAX_RESTARTS_MAX),
 	JSON_ENUM(struct job, replan, &replan_enum, OPT),
 	JSON_INT_AT("replans", struct job, replans, 0, 2147483647.0),
-	JSON_INT_AT("port", struct job, port, 1, 65535),
+	JSON_CUSTOM(struct job, port, &port_codec),
 	JSON_STR(struct job, python, OPT),
 	JSON_STR(struct job, endpoint, OPT),
 	TIME(struct job, created_at),

@@ -218,6 +218,8 @@ job_logs_state_decode(const char *json, size_t len, struct job_logs_state *st, c
 		goto done;
 	j = cJSON_GetObjectItemCaseSensitive(root, "job");
 	s = cJSON_GetObjectItemCaseSensitive(root, "state");
+	if (cJSON_IsNull(j))
+		j = NULL;
 	if (j != NULL && (!cJSON_IsNumber(j) || j->valuedouble < 1 || j->valuedouble > OFFSET_MAX ||
 	    j->valuedouble != (double)(int64_t)j->valuedouble)) {
 		json_dec_fail(&d, &pj, "must be a job id");
@@ -353,7 +355,8 @@ job_logs_encode(const struct job_logs_state *st, const struct job_log *l, int n)
 	int bad = root == NULL || a == NULL;
 
 	if (!bad) {
-		cJSON_AddItemToObject(root, "job", cJSON_CreateNumber((double)st->job));
+		cJSON_AddItemToObject(root, "job", st->job > 0 ? cJSON_CreateNumber((double)st->job) :
+		    cJSON_CreateNull());
 		cJSON_AddItemToObject(root, "state", st->state >= 0 && st->state < JOB_STATE_COUNT ?
 		    cJSON_CreateString(job_state_str((enum job_state)st->state)) :
 		    cJSON_CreateNull());

@@ -1,6 +1,7 @@
 /*
  * Every JSON decoder of the API (proto/api_json*.c, plan_json.c,
- * rollout_json.c, prov_json.c, wiring_json.c, catalog.c) on every input:
+ * rollout_json.c, prov_json.c, wiring_json.c, catalog.c, job_json.c,
+ * job_logs_json.c) on every input:
  * requests the controller reads from clients and responses tbctl reads.
  * Where the family has an encoder, what a decoder accepts must encode,
  * decode again, and encode to the same text (DESIGN.md: what is stored is
@@ -12,6 +13,7 @@
 #include "api_json.h"
 #include "api_samples.h"
 #include "catalog.h"
+#include "job_api.h"
 #include "plan.h"
 #include "prov_api.h"
 #include "rollout_api.h"
@@ -281,6 +283,102 @@ clear_wiring_result(void *out)
 	*(struct wiring_result **)out = NULL;
 }
 
+static int
+dec_job(const char *j, size_t l, void *out, char *err, size_t errlen)
+{
+	return job_decode(j, l, out, err, errlen);
+}
+
+static char *
+enc_job(const void *in)
+{
+	return job_encode(in);
+}
+
+LIST_DEC(job_list_decode, struct job)
+
+static char *
+enc_jobs(const void *in)
+{
+	const struct list *li = in;
+
+	return job_list_encode(li->v, li->n);
+}
+
+static int
+dec_job_request(const char *j, size_t l, void *out, char *err, size_t errlen)
+{
+	return job_request_decode(j, l, out, err, errlen);
+}
+
+static char *
+enc_job_request(const void *in)
+{
+	return job_request_encode(in);
+}
+
+/* The logs answer: its state and its ranks' lines, encoded again as one. */
+struct job_logs {
+	struct job_logs_state st;
+	struct job_log *l;
+	int n;
+};
+
+static int
+dec_job_logs(const char *j, size_t l, void *out, char *err, size_t errlen)
+{
+	struct job_logs *x = out;
+
+	if (job_logs_state_decode(j, l, &x->st, err, errlen) == -1)
+		return -1;
+	return job_logs_decode(j, l, &x->l, &x->n, err, errlen);
+}
+
+static char *
+enc_job_logs(const void *in)
+{
+	const struct job_logs *x = in;
+
+	return job_logs_encode(&x->st, x->l, x->n);
+}
+
+static void
+clear_job_logs(void *out)
+{
+	struct job_logs *x = out;
+
+	job_logs_free(x->l, x->n);
+	x->l = NULL;
+}
+
+/* The logs' from query: the input as text, formatted again. */
+struct logs_from {
+	int64_t from[JOB_RANKS_MAX];
+};
+
+static int
+dec_logs_from(const char *j, size_t l, void *out, char *err, size_t errlen)
+{
+	char *s = fuzz_cstr((const uint8_t *)j, l);   /* the parser takes a C string */
+	int r;
+
+	if (s == NULL)
+		return -1;
+	r = job_logs_from_parse(s, ((struct logs_from *)out)->from, err, errlen);
+	free(s);
+	return r;
+}
+
+static char *
+enc_logs_from(const void *in)
+{
+	char buf[JOB_RANKS_MAX * 24];
+
+	if (job_logs_from_format(((const struct logs_from *)in)->from, buf, sizeof(buf)) == -1)
+		return NULL;
+	return strdup(buf);
+}
+
 /* api_json_extract and api_json_pretty: any JSON in, text out. */
 static int
 dec_extract(const char *j, size_t l, void *out, char *err, size_t errlen)
@@ -341,6 +439,11 @@ static const struct decoder decoders[] = {
 	    enc_wiring_json_plan, clear_plan_doc),
 	D("wiring_result", struct wiring_result *, dec_wiring_result, enc_wiring_result,
 	    clear_wiring_result),
+	D("job", struct job, dec_job, enc_job, NULL),
+	D("jobs", struct list, dec_job_list_decode, enc_jobs, clear_list),
+	D("job_request", struct job_request, dec_job_request, enc_job_request, NULL),
+	D("job_logs", struct job_logs, dec_job_logs, enc_job_logs, clear_job_logs),
+	D("logs_from", struct logs_from, dec_logs_from, enc_logs_from, NULL),
 };
 
 /* decode(enc(a)) must succeed and encode to the same text. */

@@ -229,6 +229,16 @@ test_job_nulls(void **state)
 	assert_int_equal(j[1].ranks[0].alive, -1);
 	assert_int_equal(j[1].ranks[0].rss_bytes, -1);
 	assert_true(isnan(j[1].ranks[0].cpu_seconds));
+	/* what was read without a port encodes it as null, and decodes again
+	   (found by tests/fuzz/fuzz_api.c: 0 was written, then refused) */
+	assert_int_equal(j[1].port, 0);
+	s = job_encode(&j[1]);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"port\":null"));
+	if (job_decode(s, strlen(s), &j[0], err, sizeof(err)) != 0)
+		fail_msg("%s: %s", s, err);
+	assert_int_equal(j[0].port, 0);
+	free(s);
 	free(j);
 }
 
@@ -267,7 +277,7 @@ test_job_refused(void **state)
 	job_refused("{\"id\":3,\"state\":\"running\",\"restart_policy\":\"always\"}",
 	    "restart_policy: \"always\" is not one of \"never\", \"on-failure\"");
 	job_refused("{\"id\":3,\"state\":\"running\",\"port\":0}",
-	    "port: 0 is out of range 1..65535");
+	    "port: 0 is not an integer in 1..65535");
 	job_refused("{\"id\":3,\"state\":\"running\",\"generation\":-1}",
 	    "generation: -1 is out of range 0..2147483647");
 	job_refused("{\"id\":3,\"state\":\"running\",\"model\":\"\"}",

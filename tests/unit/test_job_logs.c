@@ -94,6 +94,15 @@ test_codec_round_trip(void **state)
 	assert_int_equal(st2.ended, 1);
 	assert_string_equal(st2.reason, "stopped by admin:1");
 	free(json);
+
+	/* an answer read without a job id encodes it as null, and decodes again
+	   (found by tests/fuzz/fuzz_api.c: 0 was written, then refused) */
+	st.job = 0;
+	assert_non_null(json = job_logs_encode(&st, l, 0));
+	assert_non_null(strstr(json, "\"job\":null"));
+	assert_int_equal(job_logs_state_decode(json, strlen(json), &st2, err, sizeof(err)), 0);
+	assert_int_equal(st2.job, 0);
+	free(json);
 	job_logs_free(l, 2);
 }
 
