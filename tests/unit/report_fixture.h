@@ -1,12 +1,14 @@
 /*
  * Test helper for the report codec's unit tests (test_report_json_encode.c,
- * test_report_json_decode.c): a report with every field set, and decoding
- * that must succeed or give back what was encoded.  Header-only: each test
+ * test_report_json_decode.c, test_report_json_refuse.c): a report with
+ * every field set, decoding that must succeed or give back what was
+ * encoded, decoding that must fail with a given error, and long inputs.  Header-only: each test
  * file includes it once, after cmocka.h.
  */
 #ifndef TBMESH_REPORT_FIXTURE_H
 #define TBMESH_REPORT_FIXTURE_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +189,53 @@ round_trip(const struct report *in, int pretty)
 	assert_memory_equal(in, out, sizeof(*in));
 	free(json);
 	free(out);
+}
+
+/* Decodes json, which must fail with an err starting with want. */
+static inline void
+expect_error(const char *json, const char *want)
+{
+	struct report *r = report_new();
+	char err[512];
+
+	assert_non_null(r);
+	err[0] = '\0';
+	if (report_decode(json, strlen(json), r, err, sizeof(err)) != -1)
+		fail_msg("accepted: %.200s", json);
+	if (strncmp(err, want, strlen(want)) != 0)
+		fail_msg("for %.200s\n  got:  %s\n  want: %s...", json, err, want);
+	free(r);
+}
+
+/* head, then item n times separated by commas, then tail; free() it. */
+static inline char *
+repeat(const char *head, const char *item, int n, const char *tail)
+{
+	size_t len = strlen(head) + (strlen(item) + 1) * (size_t)n + strlen(tail);
+	char *s = malloc(len + 1), *p;
+	int i;
+
+	assert_non_null(s);
+	p = s + sprintf(s, "%s", head);
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i > 0 ? "," : "", item);
+	sprintf(p, "%s", tail);
+	return s;
+}
+
+/* head, a JSON string of n 'a's, tail; free() it. */
+static inline char *
+long_string(const char *head, size_t n, const char *tail)
+{
+	char *a = malloc(n + 3), *s;
+
+	assert_non_null(a);
+	a[0] = '"';
+	memset(a + 1, 'a', n);
+	strcpy(a + 1 + n, "\"");
+	s = repeat(head, a, 1, tail);
+	free(a);
+	return s;
 }
 
 #endif
