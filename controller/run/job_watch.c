@@ -111,20 +111,34 @@ busiest(const struct job *j, const struct watch *w)
 	return b;
 }
 
-/* A rank gone: failed, with its last line. */
+/*
+ * A rank gone, with its last line.  While others live, a running job is
+ * hung (issue 20): a JACCL survivor whose peer died spins in its
+ * collectives forever (MLX issue 4278), so the job serves nothing though
+ * ranks are alive; said once (a hung job stays hung until the policy acts).
+ * Every rank gone, or a start that lost one, is failed.
+ */
 static void
 rank_gone(struct job_runner *r, struct job *j, int q, int live, const char *perr)
 {
 	char last[160], why[WHY_MAX];
 
 	job_last_line(r, j, q, last, sizeof(last));
+	if (live > 0 && j->state == JOB_HUNG) {
+		job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
+		return;
+	}
 	if (live == 0)
 		snprintf(why, sizeof(why), "every rank exited (rank %d on %s%s%s)", q,
 		    j->ranks[q].node, last[0] ? ": " : "", last);
 	else
-		snprintf(why, sizeof(why), "rank %d on %s exited%s%s; the probe: %s", q,
-		    j->ranks[q].node, last[0] ? ": " : "", last, perr);
-	job_fail(r, j, j->ranks[q].node, why);
+		snprintf(why, sizeof(why), "rank %d on %s exited%s%s while %d other%s live%s; "
+		    "the probe: %s", q, j->ranks[q].node, last[0] ? ": " : "", last, live,
+		    live == 1 ? "" : "s", live == 1 ? "s" : "", perr);
+	if (live > 0 && j->state == JOB_RUNNING)
+		job_set_state(r, j, JOB_HUNG, j->ranks[q].node, "hung", why);
+	else
+		job_fail(r, j, j->ranks[q].node, why);
 }
 
 /* A running job whose probe fails: hung, or not yet. */

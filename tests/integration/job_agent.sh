@@ -94,8 +94,8 @@ wait_for "rank 1 ($pid1) gone" 5 pid_gone "$pid1"
 wait_for "job $J restarted" 30 sh -c "\"$CTL\" job show $J --json | jq -e '.restarts >= 1'"
 check "the killed rank was found, the job restarted" test $? -eq 0
 "$CTL" events --json >"$TMP/events.json"
-check_jq "the failure names rank 1 on a2" "$TMP/events.json" \
-	"any(.events[]; .what == \"job $J failed\" and (.reason | test(\"rank 1 on a2 exited\")))"
+check_jq "hung: rank 1 on a2 exited while rank 0 lives" "$TMP/events.json" \
+	"any(.events[]; .what == \"job $J hung\" and (.reason | test(\"rank 1 on a2 exited\")))"
 job_wait "$J" running 30
 check "running again" test $? -eq 0
 
