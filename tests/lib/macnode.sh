@@ -237,10 +237,17 @@ while [ \$stop = 0 ]; do
 	pid=\$!
 	echo \$pid >'$d/state/agent.pid'
 	wait \$pid
+	[ \$stop = 1 ] && break
 	pid=
-	[ \$stop = 0 ] && sleep 0.2
+	sleep 0.2
 done
-exit 0
+# SIGTERM: the agent has 8 s to exit (within common.sh's BG_STOP_SECS), then
+# SIGKILL, and this fails: an agent that outlives its test holds its address
+[ -z "\$pid" ] && exit 0
+for i in \$(seq 80); do kill -0 \$pid 2>/dev/null || exit 0; sleep 0.1; done
+echo "supervise: $name's agent (pid \$pid) did not exit within 8 s of SIGTERM: SIGKILL"
+kill -KILL \$pid 2>/dev/null
+exit 1
 SUP
 	chmod +x "$d/supervise.sh"
 	bg_start "$d/supervise.log" timeout "$MACNODE_SECS" "$d/supervise.sh"
