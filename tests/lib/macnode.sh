@@ -242,9 +242,17 @@ while [ \$stop = 0 ]; do
 	sleep 0.2
 done
 # SIGTERM: the agent has 8 s to exit (within common.sh's BG_STOP_SECS), then
-# SIGKILL, and this fails: an agent that outlives its test holds its address
+# SIGKILL, and this fails: an agent that outlives its test holds its address.
+# Builtins only (no \$(seq ...)): timeout(1) sends SIGTERM to its whole
+# process group too, and a second one kills a command substitution's
+# subshell, which left the loop empty.
 [ -z "\$pid" ] && exit 0
-for i in \$(seq 80); do kill -0 \$pid 2>/dev/null || exit 0; sleep 0.1; done
+i=0
+while [ \$i -lt 80 ]; do
+	kill -0 \$pid 2>/dev/null || exit 0
+	sleep 0.1
+	i=\$((i + 1))
+done
 echo "supervise: $name's agent (pid \$pid) did not exit within 8 s of SIGTERM: SIGKILL"
 kill -KILL \$pid 2>/dev/null
 exit 1
