@@ -50,6 +50,13 @@ for n in a1 a2; do
 		"$TMP/$n.json" '.report.jobs.collected_at == null'
 	check "$n's agent ran ps for its rank" grep -q "^$PS_LINE $pid\$" "$(macnode_agent_log $n)"
 done
+# the simulated Mac's ps prints what Apple's does: CPU time as M:SS.hh
+# (adv_cmds ps/print.c, cputime(): "%3ld:%02ld.%02ld"), not Linux's
+# [[DD-]hh:]mm:ss, so the agents and the runner read hundredths here as on a Mac
+FAKEMAC_DIR=$(macnode_dir a1) "$TOP/tests/fakemac/node/ps" -o pid=,stat=,time=,rss= -p "$pid0" \
+	>"$TMP/ps.out" 2>&1
+check "a1's ps prints rank 0 as a Mac: $(cat "$TMP/ps.out")" \
+	grep -qE "^ *$pid0 [RSUTZI][<Ns+]* +[0-9]+:[0-5][0-9][.][0-9]{2} +[0-9]+\$" "$TMP/ps.out"
 check_eq "GET /v1/nodes/a1" 200 "$(api GET /v1/nodes/a1)"
 check_jq "/v1/nodes/a1 has it too" "$TMP/api.out" \
 	".report.jobs.processes | any(.job == $J and .pid == $pid0)"

@@ -82,7 +82,7 @@ cp "$TMP/poll.json" "$TMP/hung.json"
 # the spinning ranks a whole core each), after twice hang-after
 CYCLE=$((CHECK + PROBE + 1))
 events
-why=$(jq -r "[.events[] | select(.what == \"job $J hung\")][0].reason // \"\"" "$TMP/events.json")
+why=$(jq -r "[.events[] | select(.what == \"job $J hung\")] | last | .reason // \"\"" "$TMP/events.json")
 echo "# hung: $why"
 case $why in
 *burned*) limit=$((HANG_AFTER + 2 * CYCLE)) rule="hang-after $HANG_AFTER s" ;;
