@@ -217,6 +217,15 @@ CONF
 }
 
 # macnode_supervise NAME: the node's agent, held stopped while it restarts.
+# On SIGTERM the agent has 8 s to exit (within common.sh's BG_STOP_SECS),
+# then SIGKILL, and the supervisor fails: an agent that outlives its test
+# holds its address.  In a sanitizer build that is only said: LeakSanitizer's
+# exit check stops the process under ptrace and has been seen to hang there
+# (once for 20 minutes).  (Nothing of the sanitizers is named in the script:
+# common.sh takes such words in $TMP for a report.)  Its grace loop uses
+# builtins only (no $(seq ...)): timeout(1) sends SIGTERM to its whole
+# process group too, and a second one kills a command substitution's
+# subshell, which left the loop empty.
 macnode_supervise() {
 	local name=$1 d=$TMP/mac-$1
 	local path="$d/bin:$TOP/tests/fakemac/node:$TOP/tests/fakemac/bin:$PATH"
@@ -245,13 +254,7 @@ while [ \$stop = 0 ]; do
 	pid=
 	sleep 0.2
 done
-# SIGTERM: the agent has 8 s to exit (within common.sh's BG_STOP_SECS), then
-# SIGKILL, and this fails: an agent that outlives its test holds its address.
-# In a sanitizer build it is only said: LeakSanitizer's exit check stops the
-# process under ptrace and has been seen to hang there (once for 20 minutes).
-# Builtins only (no \$(seq ...)): timeout(1) sends SIGTERM to its whole
-# process group too, and a second one kills a command substitution's
-# subshell, which left the loop empty.
+# SIGTERM: the agent has 8 s to exit, then SIGKILL (see macnode_supervise).
 [ -z "\$pid" ] && exit 0
 i=0
 while [ \$i -lt 80 ]; do
