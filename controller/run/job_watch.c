@@ -123,11 +123,11 @@ rank_gone(struct job_runner *r, struct job *j, int q, int live, const char *perr
 {
 	char last[160], why[WHY_MAX];
 
-	job_last_line(r, j, q, last, sizeof(last));
-	if (live > 0 && j->state == JOB_HUNG) {
+	if (live > 0 && j->state == JOB_HUNG) {   /* said already */
 		job_store_put(r->c, j, ctrl_now(), NULL, NULL, NULL);
 		return;
 	}
+	job_last_line(r, j, q, last, sizeof(last));
 	if (live == 0)
 		snprintf(why, sizeof(why), "every rank exited (rank %d on %s%s%s)", q,
 		    j->ranks[q].node, last[0] ? ": " : "", last);
